@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class AgentsProtocolConfig(AppConfig):
+    name = "agents_protocol"
+    verbose_name = "Agents protocol"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from . import checks, signals  # noqa: F401  (registers checks and receivers)

@@ -1,0 +1,100 @@
+from decimal import Decimal
+
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+
+class Cart(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        FROZEN = "frozen", "Frozen for checkout"
+        SUBMITTED = "submitted", "Submitted"
+
+    agent_session = models.ForeignKey(
+        "agents_protocol.AgentSession", on_delete=models.CASCADE, related_name="carts"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    currency = models.CharField(max_length=3, default="USD")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent_session"],
+                condition=Q(status="open"),
+                name="cart_one_open_per_session",
+            )
+        ]
+
+    def __str__(self):
+        return f"Cart {self.pk} ({self.status})"
+
+
+class CartLine(models.Model):
+    cart = models.ForeignKey(Cart, on_delete=models.CASCADE, related_name="lines")
+    product = models.ForeignKey("catalog.Product", on_delete=models.PROTECT, related_name="+")
+    quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    added = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["added", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["cart", "product"], name="cartline_unique_product"),
+            models.CheckConstraint(condition=Q(quantity__gte=1), name="cartline_quantity_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.quantity} × {self.product}"
+
+
+class Order(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending (waiting for the human)"
+        CONFIRMED = "confirmed", "Confirmed"
+        DECLINED = "declined", "Payment declined"
+        EXPIRED = "expired", "Expired"
+        CANCELLED = "cancelled", "Cancelled"
+
+    number = models.CharField(max_length=20, unique=True)
+    cart = models.OneToOneField(Cart, on_delete=models.PROTECT, related_name="order")
+    agent_session = models.ForeignKey(
+        "agents_protocol.AgentSession", on_delete=models.SET_NULL, null=True, related_name="orders"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    handoff_token_hash = models.CharField(max_length=64, unique=True)
+    expires_at = models.DateTimeField()
+    currency = models.CharField(max_length=3)
+    subtotal = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    customer_name = models.CharField(max_length=200, blank=True)
+    customer_email = models.EmailField(max_length=320, blank=True)
+    shipping_address = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return self.number
+
+
+class OrderLine(models.Model):
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="lines")
+    product = models.ForeignKey("catalog.Product", on_delete=models.PROTECT, related_name="+")
+    product_public_id = models.CharField(max_length=63)
+    product_name = models.CharField(max_length=200)
+    unit_price = models.DecimalField(max_digits=10, decimal_places=2)
+    quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"{self.quantity} × {self.product_name}"
+
+    @property
+    def line_total(self):
+        return self.unit_price * self.quantity

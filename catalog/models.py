@@ -1,0 +1,71 @@
+from decimal import Decimal
+
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+from django.urls import reverse
+
+public_id_validator = RegexValidator(
+    r"^[a-z0-9][a-z0-9-]{1,62}$",
+    "Use 2-63 lowercase letters, digits and hyphens, starting with a letter or digit.",
+)
+
+
+class Category(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+        verbose_name_plural = "categories"
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("catalog:product_list") + f"?category={self.slug}"
+
+
+class ProductQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(is_active=True)
+
+
+class Product(models.Model):
+    public_id = models.CharField(
+        max_length=63,
+        unique=True,
+        validators=[public_id_validator],
+        help_text="Stable id agents use (detail/:id, cart item_id). Never reuse one.",
+    )
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    price = models.DecimalField(
+        max_digits=10, decimal_places=2, validators=[MinValueValidator(Decimal("0.00"))]
+    )
+    currency = models.CharField(max_length=3, default="USD")
+    stock = models.PositiveIntegerField(default=0)
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="products")
+    materials = models.JSONField(default=list, blank=True, help_text='A list, e.g. ["stoneware"].')
+    tags = models.JSONField(default=list, blank=True, help_text='A list, e.g. ["gift", "speckled"].')
+    image = models.ImageField(upload_to="products/", blank=True)
+    is_active = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    objects = ProductQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        indexes = [models.Index(fields=["is_active", "category"]), models.Index(fields=["created"])]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("catalog:product_detail", kwargs={"slug": self.slug})
+
+    @property
+    def in_stock(self):
+        return self.stock > 0
