@@ -29,6 +29,7 @@ def env_list(name, default):
 
 DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
+(DATA_DIR / "static").mkdir(exist_ok=True)
 
 
 def _embedded_secret_key():
@@ -150,6 +151,11 @@ REST_FRAMEWORK = {
 
 AGENTS_PROTOCOL = {
     "PROVIDER": "acme.agents.AcmeProvider",
+    "DEFAULT_SITE": {
+        "name": "Acme Ceramics",
+        "description": "Handmade ceramic mugs, bowls, vases, plates and planters",
+        "contact": SHOP_CONTACT_EMAIL,
+    },
 }
 
 LOGGING = {

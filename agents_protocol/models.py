@@ -8,6 +8,7 @@ agents.json. Saving or deleting any configuration row bumps `ConfigRevision`
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
+from django.db.models import Q
 
 from . import params as param_rules
 
@@ -74,8 +75,8 @@ class SiteProfile(SingletonModel):
             self.url = self.url.rstrip("/")
         if self.contact and not param_rules.is_email_or_url(self.contact):
             raise ValidationError({"contact": "Enter an email address or an http(s) URL."})
-        if "\n" in self.name or "\n" in self.description:
-            raise ValidationError("Name and description must be one line each.")
+        if any(c in value for value in (self.name, self.description) for c in "\r\n"):
+            raise ValidationError("Name and description must be one line each (agents.txt is line based).")
 
 
 class SessionConfig(SingletonModel):
@@ -98,6 +99,16 @@ class SessionConfig(SingletonModel):
 
     def __str__(self):
         return f"Sessions ({self.ttl_seconds}s)"
+
+    def routes(self):
+        return {(self.create_endpoint, "POST"), (self.delete_endpoint, "DELETE")}
+
+    def clean(self):
+        taken = Capability.objects.filter(
+            Q(endpoint=self.create_endpoint, method="POST") | Q(endpoint=self.delete_endpoint, method="DELETE")
+        ).values_list("name", flat=True)
+        if taken:
+            raise ValidationError(f"Capability {', '.join(taken)} already uses this endpoint and method.")
 
 
 class RateLimitConfig(SingletonModel):
@@ -163,17 +174,20 @@ class Capability(models.Model):
 
     def clean(self):
         if not self.enabled and self.pk:
-            flows = sorted(
-                Flow.objects.filter(steps__capability_id=self.pk).values_list("name", flat=True).distinct()
-            )
-            if flows:
-                raise ValidationError(
-                    {"enabled": f"Flows {', '.join(flows)} use this capability; remove it from them first."}
-                )
-        session = SessionConfig.load()
-        reserved = {(session.create_endpoint, "POST"), (session.delete_endpoint, "DELETE")}
-        if (self.endpoint, self.method) in reserved:
+            self._check_can_be_disabled()
+        if (self.endpoint, self.method) in SessionConfig.load().routes():
             raise ValidationError({"endpoint": "This endpoint and method are used by the session API."})
+
+    def _check_can_be_disabled(self):
+        flows = sorted(
+            Flow.objects.filter(steps__capability_id=self.pk).values_list("name", flat=True).distinct()
+        )
+        if flows:
+            raise ValidationError(
+                {"enabled": f"Flow {', '.join(flows)} uses this capability; remove it from the flow first."}
+            )
+        if not Capability.objects.filter(enabled=True).exclude(pk=self.pk).exists():
+            raise ValidationError({"enabled": "agents.json needs at least one enabled capability."})
 
 
 class CapabilityParam(models.Model):
@@ -217,6 +231,10 @@ class Flow(models.Model):
 
     def __str__(self):
         return self.name
+
+    def clean(self):
+        if "\n" in self.description or "\r" in self.description:
+            raise ValidationError({"description": "The description must be one line (agents.txt is line based)."})
 
 
 class FlowStep(models.Model):

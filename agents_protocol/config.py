@@ -1,0 +1,161 @@
+"""The configuration as one immutable snapshot, loaded from the database once per revision.
+
+Every worker reads the revision number (one indexed query) and reuses the snapshot it
+already built for that number, so an admin save is visible on the very next request in
+every process, and nothing else is queried while the configuration is unchanged.
+"""
+import threading
+from dataclasses import dataclass
+
+from .models import (
+    AuditConfig,
+    Capability,
+    ConfigRevision,
+    Flow,
+    RateLimitConfig,
+    SessionConfig,
+    SiteProfile,
+)
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    type: str
+    description: str = ""
+    required: bool = False
+    default: object = None
+    enum: tuple | None = None
+    items: dict | None = None
+
+
+@dataclass(frozen=True)
+class CapabilitySpec:
+    name: str
+    endpoint: str
+    method: str
+    description: str = ""
+    requires_session: bool = False
+    human_handoff: bool = False
+    enabled: bool = True
+    params: tuple[ParamSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    name: str
+    description: str
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SiteSpec:
+    name: str
+    url: str
+    description: str
+    contact: str
+    docs_url: str
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    create_endpoint: str
+    delete_endpoint: str
+    ttl_seconds: int
+
+
+@dataclass(frozen=True)
+class RateLimitSpec:
+    requests_per_minute: int
+    max_sessions: int
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    enabled: bool
+    endpoint: str
+
+
+@dataclass(frozen=True, eq=False)
+class ProtocolConfig:
+    """Compared and hashed by identity: each load is a distinct snapshot, usable as a cache key."""
+
+    revision: int
+    site: SiteSpec
+    session: SessionSpec
+    rate_limit: RateLimitSpec
+    audit: AuditSpec
+    capabilities: tuple[CapabilitySpec, ...]
+    flows: tuple[FlowSpec, ...]
+
+    @property
+    def enabled_capabilities(self):
+        return tuple(c for c in self.capabilities if c.enabled)
+
+
+def current_revision():
+    return ConfigRevision.objects.filter(pk=1).values_list("number", flat=True).first() or 0
+
+
+def load_config(revision=None):
+    """Build a snapshot from the database (a handful of queries, whatever the size)."""
+    site = SiteProfile.load()
+    session = SessionConfig.load()
+    rate_limit = RateLimitConfig.load()
+    audit = AuditConfig.load()
+    capabilities = Capability.objects.prefetch_related("params")
+    flows = Flow.objects.prefetch_related("steps__capability")
+    return ProtocolConfig(
+        revision=current_revision() if revision is None else revision,
+        site=SiteSpec(site.name, site.url, site.description, site.contact, site.docs_url),
+        session=SessionSpec(session.create_endpoint, session.delete_endpoint, session.ttl_seconds),
+        rate_limit=RateLimitSpec(rate_limit.requests_per_minute, rate_limit.max_sessions),
+        audit=AuditSpec(audit.enabled, audit.endpoint),
+        capabilities=tuple(_capability_spec(c) for c in capabilities),
+        flows=tuple(
+            FlowSpec(f.name, f.description, tuple(s.capability.name for s in f.steps.all()))
+            for f in flows
+        ),
+    )
+
+
+def _capability_spec(capability):
+    return CapabilitySpec(
+        name=capability.name,
+        endpoint=capability.endpoint,
+        method=capability.method,
+        description=capability.description,
+        requires_session=capability.requires_session,
+        human_handoff=capability.human_handoff,
+        enabled=capability.enabled,
+        params=tuple(
+            ParamSpec(
+                name=p.name,
+                type=p.type,
+                description=p.description,
+                required=p.required,
+                default=p.default,
+                enum=tuple(p.enum) if p.enum is not None else None,
+                items=p.items,
+            )
+            for p in capability.params.all()
+        ),
+    )
+
+
+_cache_lock = threading.Lock()
+_cached = {"config": None}
+
+
+def current_config():
+    """The snapshot for the current revision, rebuilt only when the revision moved."""
+    revision = current_revision()
+    cached = _cached["config"]
+    if cached is not None and cached.revision == revision:
+        return cached
+    # Read the revision before the rows: a snapshot may be newer than its number,
+    # never older, so the next request with the new number rebuilds it.
+    config = load_config(revision)
+    with _cache_lock:
+        _cached["config"] = config
+    return config

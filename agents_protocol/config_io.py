@@ -1,0 +1,240 @@
+"""Configuration as code: the whole capability config as one JSON document, out and in.
+
+`import_config` replaces everything atomically after the same model validation admin
+runs, then checks the agents.json it would publish against the canonical schema; any
+error rolls the whole import back.
+"""
+from django.apps import apps
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from jsonschema import Draft7Validator
+
+from .config import load_config
+from .documents.agents_json import build_agents_json
+from .validation import agents_json_errors
+
+VALIDATION_ORIGIN = "https://example.invalid"
+
+_PARAM = {
+    "type": "object",
+    "required": ["type"],
+    "additionalProperties": False,
+    "properties": {
+        "type": {"type": "string"},
+        "required": {"type": "boolean"},
+        "description": {"type": "string"},
+        "default": {},
+        "enum": {"type": "array"},
+        "items": {"type": "object"},
+    },
+}
+_CAPABILITY = {
+    "type": "object",
+    "required": ["name", "endpoint", "method"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "endpoint": {"type": "string"},
+        "method": {"type": "string"},
+        "params": {"type": "object", "additionalProperties": _PARAM},
+        "requires_session": {"type": "boolean"},
+        "human_handoff": {"type": "boolean"},
+        "enabled": {"type": "boolean"},
+    },
+}
+_FLOW = {
+    "type": "object",
+    "required": ["name", "steps"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "steps": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    },
+}
+
+
+def _section(properties, required=()):
+    return {"type": "object", "additionalProperties": False, "required": list(required), "properties": properties}
+
+
+CONFIG_FILE_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["site", "session", "rate_limit", "audit", "capabilities", "flows"],
+    "properties": {
+        "site": _section(
+            {k: {"type": "string"} for k in ("name", "url", "description", "contact", "docs_url")},
+            required=["name"],
+        ),
+        "session": _section(
+            {"create": {"type": "string"}, "delete": {"type": "string"}, "ttl_seconds": {"type": "integer"}},
+            required=["create"],
+        ),
+        "rate_limit": _section({"requests_per_minute": {"type": "integer"}, "max_sessions": {"type": "integer"}}),
+        "audit": _section({"enabled": {"type": "boolean"}, "endpoint": {"type": "string"}}),
+        "capabilities": {"type": "array", "items": _CAPABILITY},
+        "flows": {"type": "array", "items": _FLOW},
+    },
+}
+
+
+class ConfigFileError(Exception):
+    def __init__(self, errors):
+        self.errors = errors
+        super().__init__("\n".join(errors))
+
+
+def export_config():
+    config = load_config()
+    return {
+        "site": {
+            "name": config.site.name,
+            "url": config.site.url,
+            "description": config.site.description,
+            "contact": config.site.contact,
+            "docs_url": config.site.docs_url,
+        },
+        "session": {
+            "create": config.session.create_endpoint,
+            "delete": config.session.delete_endpoint,
+            "ttl_seconds": config.session.ttl_seconds,
+        },
+        "rate_limit": {
+            "requests_per_minute": config.rate_limit.requests_per_minute,
+            "max_sessions": config.rate_limit.max_sessions,
+        },
+        "audit": {"enabled": config.audit.enabled, "endpoint": config.audit.endpoint},
+        "capabilities": [_export_capability(c) for c in config.capabilities],
+        "flows": [{"name": f.name, "description": f.description, "steps": list(f.steps)} for f in config.flows],
+    }
+
+
+def _export_capability(capability):
+    return {
+        "name": capability.name,
+        "description": capability.description,
+        "endpoint": capability.endpoint,
+        "method": capability.method,
+        "params": {
+            p.name: {
+                key: value
+                for key, value in (
+                    ("type", p.type),
+                    ("required", p.required),
+                    ("description", p.description),
+                    ("default", p.default),
+                    ("enum", list(p.enum) if p.enum is not None else None),
+                    ("items", p.items),
+                )
+                if value is not None
+            }
+            for p in capability.params
+        },
+        "requires_session": capability.requires_session,
+        "human_handoff": capability.human_handoff,
+        "enabled": capability.enabled,
+    }
+
+
+def import_config(data):
+    """Replace the configuration with `data`, or raise ConfigFileError and change nothing."""
+    shape_errors = [
+        f"{'.'.join(str(p) for p in e.absolute_path) or '(file)'}: {e.message}"
+        for e in Draft7Validator(CONFIG_FILE_SCHEMA).iter_errors(data)
+    ]
+    if shape_errors:
+        raise ConfigFileError(shape_errors)
+    with transaction.atomic():
+        errors = write_config(data, apps.get_model, validate=True)
+        if not errors:
+            document = build_agents_json(load_config(), VALIDATION_ORIGIN)
+            errors = [f"agents.json would be invalid: {e}" for e in agents_json_errors(document)]
+        if errors:
+            transaction.set_rollback(True)
+            raise ConfigFileError(errors)
+
+
+def write_config(data, get_model, validate):
+    """Write `data` through the given model lookup (real or migration-historical models).
+
+    Returns the validation errors, each prefixed with where in the file it comes from.
+    """
+    errors = []
+
+    def model(name):
+        return get_model("agents_protocol", name)
+
+    def save(obj, where):
+        if validate:
+            try:
+                obj.full_clean()
+            except ValidationError as error:
+                errors.extend(f"{where}: {message}" for message in _messages(error))
+                return False
+        obj.save()
+        return True
+
+    for name in ("FlowStep", "Flow", "CapabilityParam", "Capability"):
+        model(name).objects.all().delete()
+
+    site, session, limits, audit = data["site"], data["session"], data["rate_limit"], data["audit"]
+    save(model("SiteProfile")(pk=1, **{k: site.get(k, "") for k in ("name", "url", "description", "contact", "docs_url")}), "site")
+    save(model("SessionConfig")(
+        pk=1,
+        create_endpoint=session["create"],
+        delete_endpoint=session.get("delete", session["create"]),
+        ttl_seconds=session.get("ttl_seconds", 1800),
+    ), "session")
+    save(model("RateLimitConfig")(pk=1, **limits), "rate_limit")
+    save(model("AuditConfig")(pk=1, **audit), "audit")
+
+    capabilities = {}
+    for position, entry in enumerate(data["capabilities"]):
+        where = f"capabilities[{position}] ({entry['name']})"
+        capability = model("Capability")(
+            name=entry["name"],
+            description=entry.get("description", ""),
+            endpoint=entry["endpoint"],
+            method=entry["method"],
+            requires_session=entry.get("requires_session", False),
+            human_handoff=entry.get("human_handoff", False),
+            enabled=entry.get("enabled", True),
+            position=position,
+        )
+        if not save(capability, where):
+            continue
+        capabilities[capability.name] = capability
+        for param_position, (param_name, param) in enumerate(entry.get("params", {}).items()):
+            save(model("CapabilityParam")(
+                capability=capability,
+                name=param_name,
+                type=param["type"],
+                description=param.get("description", ""),
+                required=param.get("required", False),
+                default=param.get("default"),
+                enum=param.get("enum"),
+                items=param.get("items"),
+                position=param_position,
+            ), f"{where}.params.{param_name}")
+
+    for position, entry in enumerate(data["flows"]):
+        where = f"flows[{position}] ({entry['name']})"
+        flow = model("Flow")(name=entry["name"], description=entry.get("description", ""), position=position)
+        if not save(flow, where):
+            continue
+        for step_position, step in enumerate(entry["steps"]):
+            if step not in capabilities:
+                errors.append(f"{where}.steps[{step_position}]: unknown capability {step!r}.")
+                continue
+            save(model("FlowStep")(flow=flow, capability=capabilities[step], position=step_position),
+                 f"{where}.steps[{step_position}]")
+    return errors
+
+
+def _messages(error):
+    if hasattr(error, "message_dict"):
+        return [f"{field}: {m}" if field != "__all__" else m
+                for field, messages in error.message_dict.items() for m in messages]
+    return list(error.messages)

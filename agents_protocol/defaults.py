@@ -1,0 +1,82 @@
+"""The protocol's default configuration: seed 001's nine capabilities and the purchase flow.
+
+Written in the `manage.py agents_config export` format. Migration 0002 installs it on a
+fresh database; changing it later needs a new data migration for existing installs.
+"""
+
+API = "/.well-known/agents/api"
+
+PAGE = {"type": "integer", "required": False, "default": 1, "description": "Page number, from 1"}
+LIMIT = {"type": "integer", "required": False, "default": 20, "description": "Results per page, 1 to 100"}
+ITEM_ID = {"type": "string", "required": True, "description": "Product ID (from search, browse or detail)"}
+
+
+def _capability(name, method, path, description, params=None, session=False, handoff=False):
+    return {
+        "name": name,
+        "description": description,
+        "endpoint": f"{API}{path}",
+        "method": method,
+        "params": params or {},
+        "requires_session": session,
+        "human_handoff": handoff,
+        "enabled": True,
+    }
+
+
+DEFAULT_CAPABILITIES = [
+    _capability("search", "GET", "/search", "Search the product catalog; name matches rank first", {
+        "q": {"type": "string", "required": True, "description": "Search query, 1 to 200 characters"},
+        "page": PAGE,
+        "limit": LIMIT,
+    }),
+    _capability("browse", "GET", "/browse", "List products with optional category filter and sorting", {
+        "category": {"type": "string", "required": False, "description": "Category slug"},
+        "sort": {
+            "type": "string", "required": False, "default": "newest",
+            "enum": ["price_asc", "price_desc", "newest"], "description": "Sort order",
+        },
+        "page": PAGE,
+        "limit": LIMIT,
+    }),
+    _capability("detail", "GET", "/detail/:id", "Get full details for a product, with stock and its page URL", {
+        "id": {"type": "string", "required": True, "description": "Product ID (path parameter; ?id= also works)"},
+    }),
+    _capability("cart.add", "POST", "/cart/add", "Add a product to the cart; prices always come from the shop", {
+        "item_id": ITEM_ID,
+        "quantity": {"type": "integer", "required": False, "default": 1, "description": "Quantity to add"},
+    }, session=True),
+    _capability("cart.view", "GET", "/cart/view", "View the cart items and subtotal", session=True),
+    _capability("cart.update", "PUT", "/cart/update", "Set the quantity of a cart item (0 removes it)", {
+        "item_id": ITEM_ID,
+        "quantity": {"type": "integer", "required": True, "description": "New quantity; 0 removes the line"},
+    }, session=True),
+    _capability("cart.remove", "DELETE", "/cart/remove", "Remove an item from the cart", {
+        "item_id": ITEM_ID,
+    }, session=True),
+    _capability(
+        "checkout", "POST", "/checkout",
+        "Freeze the cart and get a URL for the human to review and pay; do not follow it yourself",
+        session=True, handoff=True,
+    ),
+    _capability("contact", "POST", "/contact", "Send a message to the shop", {
+        "name": {"type": "string", "required": True, "description": "Your name, 1 to 200 characters"},
+        "email": {"type": "string", "required": True, "description": "Reply address"},
+        "message": {"type": "string", "required": True, "description": "Message, 1 to 5000 characters"},
+    }),
+]
+
+DEFAULT_CONFIG = {
+    "site": {"name": "My shop", "url": "", "description": "", "contact": "", "docs_url": ""},
+    "session": {"create": f"{API}/session", "delete": f"{API}/session", "ttl_seconds": 1800},
+    "rate_limit": {"requests_per_minute": 60, "max_sessions": 5},
+    "audit": {"enabled": False, "endpoint": f"{API}/audit/:session_id"},
+    "capabilities": DEFAULT_CAPABILITIES,
+    "flows": [
+        {
+            "name": "purchase",
+            "description": "Search for a product, view details, add to cart, and check out",
+            "steps": ["search", "detail", "cart.add", "checkout"],
+        }
+    ],
+}

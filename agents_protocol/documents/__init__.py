@@ -1,0 +1,1 @@
+"""Pure functions from a configuration snapshot to the documents agents read."""
