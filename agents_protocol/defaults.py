@@ -3,6 +3,9 @@
 Written in the `manage.py agents_config export` format. Migration 0002 installs it on a
 fresh database; changing it later needs a new data migration for existing installs.
 """
+import copy
+
+from .conf import get_setting
 
 API = "/.well-known/agents/api"
 
@@ -80,3 +83,10 @@ DEFAULT_CONFIG = {
         }
     ],
 }
+
+
+def default_config():
+    """A fresh copy of DEFAULT_CONFIG with the project's AGENTS_PROTOCOL["DEFAULT_SITE"] applied."""
+    data = copy.deepcopy(DEFAULT_CONFIG)
+    data["site"].update(get_setting("DEFAULT_SITE"))
+    return data

@@ -1,0 +1,54 @@
+# Two commands for a fresh machine (see README.md):
+#   make run    install, migrate, load the demo catalog, serve with gunicorn
+#   make test   install everything (Python packages, Debian's chromium) and run every test
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WORKERS ?= 2
+
+.PHONY: run test install install-dev system-deps migrate demo serve docs-screenshots clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python requirements.txt
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+system-deps:
+	scripts/install-system-deps
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py load_demo_catalog
+	$(BIN)/python manage.py ensure_superuser
+
+serve: install
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(BIN)/python manage.py site_banner --host $(HOST) --port $(PORT)
+	$(BIN)/gunicorn acme.wsgi --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile -
+
+run: demo serve
+
+test: install-dev system-deps
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+docs-screenshots: install-dev system-deps
+	$(BIN)/python scripts/admin_screenshots.py
+
+clean:
+	rm -rf $(VENV) var

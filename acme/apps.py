@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AcmeConfig(AppConfig):
+    name = "acme"
+    verbose_name = "Acme Ceramics site"

@@ -1,0 +1,25 @@
+"""Create the first admin account with a random password, printed once. Does nothing later."""
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Create an 'admin' superuser with a random password if no superuser exists yet."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", default="admin")
+        parser.add_argument("--email", default="admin@localhost")
+
+    def handle(self, *args, username, email, **options):
+        users = get_user_model()
+        if users.objects.filter(is_superuser=True).exists():
+            self.stdout.write("Admin: a superuser exists already (reset with: manage.py changepassword <name>).")
+            return
+        password = secrets.token_urlsafe(12)
+        users.objects.create_superuser(username=username, email=email, password=password)
+        self.stdout.write(self.style.WARNING(
+            f"Admin account created. Username: {username}  Password: {password}\n"
+            "This password is shown only once. Change it with: .venv/bin/python manage.py changepassword admin"
+        ))

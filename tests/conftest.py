@@ -1,0 +1,25 @@
+"""Fixtures shared by every test module."""
+import pytest
+
+from agents_protocol.testing import install_default_config, reset_config_cache
+
+
+def _is_transactional(request):
+    marker = request.node.get_closest_marker("django_db")
+    uses_marker = marker is not None and marker.kwargs.get("transaction", False)
+    return uses_marker or {"transactional_db", "live_server"} & set(request.fixturenames)
+
+
+@pytest.fixture(autouse=True)
+def agents_config(request):
+    """Every test starts from the default agents configuration and cold caches.
+
+    Transactional tests (live_server) flush the tables afterwards, removing what the
+    data migration wrote, so the default configuration is written again for them.
+    """
+    reset_config_cache()
+    if _is_transactional(request):
+        request.getfixturevalue("transactional_db")
+        install_default_config()
+    yield
+    reset_config_cache()
