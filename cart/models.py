@@ -3,6 +3,7 @@ from decimal import Decimal
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class Cart(models.Model):
@@ -79,6 +80,10 @@ class Order(models.Model):
 
     def __str__(self):
         return self.number
+
+    @property
+    def is_expired(self):
+        return self.expires_at <= timezone.now()
 
 
 class OrderLine(models.Model):

@@ -1,4 +1,8 @@
 from django.urls import path
 
+from . import views
+
 app_name = "cart"
-urlpatterns = []
+urlpatterns = [
+    path("<str:token>/", views.handoff, name="handoff"),
+]

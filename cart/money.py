@@ -1,0 +1,8 @@
+from decimal import ROUND_HALF_UP, Decimal
+
+CENT = Decimal("0.01")
+
+
+def to_money(amount):
+    """Round an amount to whole cents, half up, as a Decimal."""
+    return Decimal(amount).quantize(CENT, rounding=ROUND_HALF_UP)

@@ -1,0 +1,252 @@
+"""Every write to carts and orders. Business rules live here, never in views or the API.
+
+Quantity changes stay correct under concurrency on every database: each edit first
+takes the cart row's write lock with a conditional UPDATE (see `_lock_open_cart`),
+line quantities change through conditional `UPDATE … F()` statements, and the
+unique constraints settle racing inserts. `select_for_update` is not used because
+SQLite ignores it.
+"""
+import base64
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from catalog.models import Product
+
+from .models import Cart, CartLine, Order, OrderLine
+from .money import to_money
+from .selectors import available_quantity, find_open_cart, hash_handoff_token
+
+ORDER_NUMBER_PREFIX = "AC-"
+
+
+class CartError(Exception):
+    """A refused cart operation: a stable `code`, one sentence for the agent, an HTTP status."""
+
+    STATUS_BY_CODE = {
+        "unknown_item": 404,
+        "item_not_in_cart": 404,
+        "invalid_quantity": 400,
+        "quantity_above_maximum": 400,
+        "insufficient_stock": 400,
+        "cart_empty": 400,
+        "currency_mismatch": 400,
+        "cart_not_open": 409,
+    }
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = self.STATUS_BY_CODE[code]
+
+
+def get_open_cart(agent_session):
+    """The session's single open cart, created on first use."""
+    cart = find_open_cart(agent_session)
+    if cart is not None:
+        return cart
+    try:
+        with transaction.atomic():
+            return Cart.objects.create(agent_session=agent_session, currency=settings.SHOP_CURRENCY)
+    except IntegrityError:
+        # A concurrent request created it first (constraint cart_one_open_per_session).
+        return Cart.objects.get(agent_session=agent_session, status=Cart.Status.OPEN)
+
+
+def add_item(agent_session, item_id, quantity):
+    """Add `quantity` of an item at the server's price; returns the updated line."""
+    _require_quantity(quantity, minimum=1)
+    with transaction.atomic():
+        product = _get_product(item_id, active_only=True)
+        cart = _lock_open_cart(agent_session)
+        _require_cart_currency(cart, product)
+        if not _add_to_line(cart, product, quantity, _quantity_limit(product)):
+            raise _limit_error(product, in_cart=_quantity_in_cart(cart, product))
+        return CartLine.objects.select_related("product").get(cart=cart, product=product)
+
+
+def update_item(agent_session, item_id, quantity):
+    """Set an item's quantity; 0 removes the line and returns None."""
+    _require_quantity(quantity, minimum=0)
+    if quantity == 0:
+        remove_item(agent_session, item_id)
+        return None
+    with transaction.atomic():
+        product = _get_product(item_id)
+        cart = _lock_open_cart(agent_session)
+        line_query = CartLine.objects.filter(cart=cart, product=product)
+        if not line_query.exists():
+            raise _not_in_cart(product)
+        if quantity > _quantity_limit(product):
+            raise _limit_error(product, in_cart=0)
+        line_query.update(quantity=quantity)
+        return line_query.select_related("product").get()
+
+
+def remove_item(agent_session, item_id):
+    with transaction.atomic():
+        product = _get_product(item_id)
+        cart = _lock_open_cart(agent_session)
+        deleted, _ = CartLine.objects.filter(cart=cart, product=product).delete()
+        if not deleted:
+            raise _not_in_cart(product)
+
+
+def start_checkout(agent_session, *, ttl_seconds=1800):
+    """Freeze the open cart into a pending order; returns (order, raw handoff token).
+
+    Only the token's SHA-256 is stored, so the raw token exists only in the returned
+    value. The session's next cart request starts a new, empty cart.
+    """
+    with transaction.atomic():
+        cart = _lock_open_cart(agent_session, new_status=Cart.Status.FROZEN)
+        cart_lines = list(cart.lines.select_related("product"))
+        if not cart_lines:
+            raise CartError("cart_empty", "The cart is empty; add at least one item before checking out.")
+        for cart_line in cart_lines:
+            _require_purchasable(cart, cart_line)
+        raw_token = secrets.token_urlsafe(32)
+        order = _create_order(cart, cart_lines, raw_token, ttl_seconds)
+    return order, raw_token
+
+
+def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):
+    """The session's open cart, write-locked until the transaction ends.
+
+    The conditional UPDATE takes the row lock on every database, so edits and the
+    checkout of one cart run one after the other; it matches nothing when a
+    concurrent checkout froze the cart after we read it.
+    """
+    cart = get_open_cart(agent_session)
+    claimed = Cart.objects.filter(pk=cart.pk, status=Cart.Status.OPEN).update(
+        status=new_status, updated=timezone.now()
+    )
+    if not claimed:
+        raise CartError(
+            "cart_not_open",
+            "This cart was checked out a moment ago; send the request again to use a new cart.",
+        )
+    cart.status = new_status
+    return cart
+
+
+def _add_to_line(cart, product, quantity, limit):
+    """Add to the product's line (creating it) unless the total would pass `limit`."""
+    if _increment_line(cart, product, quantity, limit):
+        return True
+    if quantity > limit or CartLine.objects.filter(cart=cart, product=product).exists():
+        return False
+    try:
+        with transaction.atomic():
+            CartLine.objects.create(cart=cart, product=product, quantity=quantity)
+        return True
+    except IntegrityError:
+        # A concurrent request inserted the line first: add on top of it instead.
+        return _increment_line(cart, product, quantity, limit)
+
+
+def _increment_line(cart, product, quantity, limit):
+    updated = CartLine.objects.filter(
+        cart=cart, product=product, quantity__lte=limit - quantity
+    ).update(quantity=F("quantity") + quantity)
+    return updated == 1
+
+
+def _quantity_in_cart(cart, product):
+    line = CartLine.objects.filter(cart=cart, product=product).first()
+    return line.quantity if line else 0
+
+
+def _create_order(cart, cart_lines, raw_token, ttl_seconds):
+    order_lines = [
+        OrderLine(
+            product=cart_line.product,
+            product_public_id=cart_line.product.public_id,
+            product_name=cart_line.product.name,
+            unit_price=to_money(cart_line.product.price),
+            quantity=cart_line.quantity,
+        )
+        for cart_line in cart_lines
+    ]
+    order = Order.objects.create(
+        number=_new_order_number(),
+        cart=cart,
+        agent_session=cart.agent_session,
+        handoff_token_hash=hash_handoff_token(raw_token),
+        expires_at=timezone.now() + timedelta(seconds=ttl_seconds),
+        currency=cart.currency,
+        subtotal=to_money(sum(order_line.line_total for order_line in order_lines)),
+    )
+    for order_line in order_lines:
+        order_line.order = order
+    OrderLine.objects.bulk_create(order_lines)
+    return order
+
+
+def _new_order_number():
+    """AC- and 8 base32 characters (40 random bits), easy to read out on the phone."""
+    while True:
+        number = ORDER_NUMBER_PREFIX + base64.b32encode(secrets.token_bytes(5)).decode()
+        if not Order.objects.filter(number=number).exists():
+            return number
+
+
+def _require_quantity(quantity, *, minimum):
+    if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < minimum:
+        removes = " (0 removes the item)" if minimum == 0 else ""
+        raise CartError("invalid_quantity", f"quantity must be a whole number of at least {minimum}{removes}.")
+
+
+def _get_product(item_id, *, active_only=False):
+    products = Product.objects.active() if active_only else Product.objects.all()
+    product = products.filter(public_id=item_id).first()
+    if product is None:
+        raise CartError(
+            "unknown_item", f"No item with id {item_id!r} is for sale; search or browse to find item ids."
+        )
+    return product
+
+
+def _require_cart_currency(cart, product):
+    if product.currency != cart.currency:
+        raise CartError(
+            "currency_mismatch",
+            f"{product.name} is priced in {product.currency} but this cart is in {cart.currency}.",
+        )
+
+
+def _require_purchasable(cart, cart_line):
+    product = cart_line.product
+    _require_cart_currency(cart, product)
+    available = available_quantity(product)
+    if cart_line.quantity > available:
+        raise CartError(
+            "insufficient_stock",
+            f"Only {available} of {product.name} are available but the cart holds {cart_line.quantity}; "
+            "lower the quantity before checking out.",
+        )
+
+
+def _quantity_limit(product):
+    return min(settings.CART_MAX_QUANTITY, available_quantity(product))
+
+
+def _limit_error(product, *, in_cart):
+    """The error for whichever limit binds: the stock when it is below the cart maximum."""
+    available = available_quantity(product)
+    maximum = settings.CART_MAX_QUANTITY
+    held = f", and the cart already holds {in_cart}" if in_cart else ""
+    if available < maximum:
+        return CartError("insufficient_stock", f"Only {available} of {product.name} are available{held}.")
+    return CartError(
+        "quantity_above_maximum", f"A cart can hold at most {maximum} of one item ({product.name}){held}."
+    )
+
+
+def _not_in_cart(product):
+    return CartError("item_not_in_cart", f"{product.name} ({product.public_id}) is not in the cart.")

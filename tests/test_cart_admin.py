@@ -1,0 +1,42 @@
+import pytest
+from django.urls import reverse
+
+from cart import services
+from tests.factories import make_agent_session, make_product
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def order():
+    agent_session = make_agent_session()
+    make_product(public_id="speckled-mug", name="Speckled Mug", stock=10)
+    services.add_item(agent_session, "speckled-mug", 2)
+    order, _token = services.start_checkout(agent_session)
+    return order
+
+
+def test_order_admin_shows_lines_but_never_the_token_hash(admin_client, order):
+    response = admin_client.get(reverse("admin:cart_order_change", args=[order.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Speckled Mug" in html
+    assert order.handoff_token_hash not in html
+    assert "handoff_token_hash" not in html
+
+
+def test_order_admin_search_by_number(admin_client, order):
+    response = admin_client.get(reverse("admin:cart_order_changelist"), {"q": order.number})
+    assert order.number in response.content.decode()
+
+
+def test_cart_admin_search_by_session_public_id(admin_client, order):
+    other_cart = services.get_open_cart(make_agent_session())
+    response = admin_client.get(
+        reverse("admin:cart_cart_changelist"), {"q": order.agent_session.public_id, "status": "frozen"}
+    )
+    html = response.content.decode()
+    assert f"Cart {order.cart.pk} (frozen)" in html
+    assert str(other_cart) not in html
+    response = admin_client.get(reverse("admin:cart_cart_change", args=[order.cart.pk]))
+    assert response.status_code == 200
