@@ -1,6 +1,7 @@
 """Admin for everything agents may do. Validation lives in the models' clean(), so every
 form here refuses a change that would publish an invalid agents.json."""
 from django.contrib import admin
+from django.db import models
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -38,6 +39,7 @@ class SingletonAdmin(admin.ModelAdmin):
 
 @admin.register(SiteProfile)
 class SiteProfileAdmin(SingletonAdmin):
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     fieldsets = [
         (None, {"fields": ["name", "url", "description", "contact", "docs_url"]}),
         ("Published documents (preview)", {"fields": ["agents_txt_preview", "agents_json_preview"]}),

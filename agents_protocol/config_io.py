@@ -176,19 +176,26 @@ def write_config(data, get_model, validate):
         obj.save()
         return True
 
+    def singleton(model_name, **values):
+        obj = model(model_name).objects.filter(pk=1).first() or model(model_name)(pk=1)
+        for field, value in values.items():
+            setattr(obj, field, value)
+        return obj
+
     for name in ("FlowStep", "Flow", "CapabilityParam", "Capability"):
         model(name).objects.all().delete()
 
-    site, session, limits, audit = data["site"], data["session"], data["rate_limit"], data["audit"]
-    save(model("SiteProfile")(pk=1, **{k: site.get(k, "") for k in ("name", "url", "description", "contact", "docs_url")}), "site")
-    save(model("SessionConfig")(
-        pk=1,
+    site, session = data["site"], data["session"]
+    site_fields = {k: site.get(k, "") for k in ("name", "url", "description", "contact", "docs_url")}
+    save(singleton("SiteProfile", **site_fields), "site")
+    save(singleton(
+        "SessionConfig",
         create_endpoint=session["create"],
         delete_endpoint=session.get("delete", session["create"]),
         ttl_seconds=session.get("ttl_seconds", 1800),
     ), "session")
-    save(model("RateLimitConfig")(pk=1, **limits), "rate_limit")
-    save(model("AuditConfig")(pk=1, **audit), "audit")
+    save(singleton("RateLimitConfig", **data["rate_limit"]), "rate_limit")
+    save(singleton("AuditConfig", **data["audit"]), "audit")
 
     capabilities = {}
     for position, entry in enumerate(data["capabilities"]):

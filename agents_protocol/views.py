@@ -1,6 +1,7 @@
 """The well-known discovery documents. Plain Django views: no session, no CSRF, no templates."""
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
 from .conf import get_setting
@@ -22,11 +23,13 @@ def _document_response(request, kind):
     return allow_any_origin(response)
 
 
+@csrf_exempt
 @require_safe
 def agents_json(request):
     return _document_response(request, "agents.json")
 
 
+@csrf_exempt
 @require_safe
 def agents_txt(request):
     return _document_response(request, "agents.txt")

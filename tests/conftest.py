@@ -11,6 +11,11 @@ def _is_transactional(request):
 
 
 @pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def agents_config(request):
     """Every test starts from the default agents configuration and cold caches.
 

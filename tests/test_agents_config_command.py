@@ -1,0 +1,132 @@
+"""`manage.py agents_config export|import`: configuration as code, validated like admin."""
+import json
+import subprocess
+import sys
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from agents_protocol.config import current_revision
+from agents_protocol.config_io import export_config
+from agents_protocol.models import Capability
+from tests.servers import ROOT
+
+pytestmark = pytest.mark.django_db
+
+
+def run_import(tmp_path, data):
+    path = tmp_path / "config.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    call_command("agents_config", "import", str(path))
+
+
+def exported(capsys):
+    capsys.readouterr()
+    call_command("agents_config", "export")
+    return json.loads(capsys.readouterr().out)
+
+
+def test_export_prints_the_whole_config_including_disabled_capabilities(capsys):
+    Capability.objects.filter(name="contact").update(enabled=False)
+    data = exported(capsys)
+    assert set(data) == {"site", "session", "rate_limit", "audit", "capabilities", "flows"}
+    contact = next(c for c in data["capabilities"] if c["name"] == "contact")
+    assert contact["enabled"] is False
+    sort = next(c for c in data["capabilities"] if c["name"] == "browse")["params"]["sort"]
+    assert sort == {"type": "string", "required": False, "description": "Sort order",
+                    "default": "newest", "enum": ["price_asc", "price_desc", "newest"]}
+
+
+def test_export_then_import_is_an_identity(tmp_path, capsys):
+    data = exported(capsys)
+    run_import(tmp_path, data)
+    assert exported(capsys) == data
+
+
+def test_import_replaces_the_config_and_bumps_the_revision(tmp_path, capsys):
+    data = exported(capsys)
+    data["capabilities"] = [c for c in data["capabilities"] if c["name"] in {"search", "detail"}]
+    data["flows"] = [{"name": "look", "description": "Find and read", "steps": ["search", "detail"]}]
+    data["session"]["ttl_seconds"] = 120
+    revision = current_revision()
+    run_import(tmp_path, data)
+    assert list(Capability.objects.values_list("name", flat=True)) == ["search", "detail"]
+    assert current_revision() > revision
+    assert exported(capsys) == data
+
+
+def test_import_can_switch_to_the_seed_000_single_cart_path_layout(tmp_path, capsys):
+    data = exported(capsys)
+    cart_methods = {"cart.add": "POST", "cart.view": "GET", "cart.update": "PATCH", "cart.remove": "DELETE"}
+    for capability in data["capabilities"]:
+        if capability["name"] in cart_methods:
+            capability["endpoint"] = "/.well-known/agents/api/cart"
+            capability["method"] = cart_methods[capability["name"]]
+        if capability["name"] == "detail":
+            capability["endpoint"] = "/.well-known/agents/api/detail"
+    run_import(tmp_path, data)
+    assert Capability.objects.filter(endpoint="/.well-known/agents/api/cart").count() == 4
+
+
+INVALID_CHANGES = {
+    "capital name": (lambda d: d["capabilities"][0].update(name="Search"), "lowercase letters"),
+    "unknown flow step": (lambda d: d["flows"][0]["steps"].append("teleport"), "unknown capability 'teleport'"),
+    "disabled flow step": (
+        lambda d: next(c for c in d["capabilities"] if c["name"] == "checkout").update(enabled=False),
+        "checkout is disabled",
+    ),
+    "ttl below 60": (lambda d: d["session"].update(ttl_seconds=59), "greater than or equal to 60"),
+    "duplicate route": (
+        lambda d: d["capabilities"][1].update(endpoint=d["capabilities"][0]["endpoint"], method="GET"),
+        "already uses this endpoint and method",
+    ),
+    "param type": (lambda d: d["capabilities"][0]["params"]["q"].update(type="text"), "is not a valid choice"),
+    "enum default": (
+        lambda d: d["capabilities"][1]["params"]["sort"].update(default="cheapest"),
+        "Default must be one of the enum values",
+    ),
+    "unknown key": (lambda d: d["site"].update(colour="blue"), "Additional properties are not allowed"),
+    "wrong type": (lambda d: d["rate_limit"].update(requests_per_minute="60"), "'60' is not of type 'integer'"),
+    "no capability enabled": (
+        lambda d: (d.update(flows=[]), [c.update(enabled=False) for c in d["capabilities"]]),
+        "should be non-empty",
+    ),
+    "bad site url": (lambda d: d["site"].update(url="not a url"), "Enter a valid URL"),
+}
+
+
+@pytest.mark.parametrize("change", INVALID_CHANGES.values(), ids=INVALID_CHANGES.keys())
+def test_an_invalid_file_is_refused_with_a_clear_error_and_changes_nothing(tmp_path, capsys, change):
+    mutate, message = change
+    data = exported(capsys)
+    before = (export_config(), current_revision())
+    mutate(data)
+    with pytest.raises(CommandError) as error:
+        run_import(tmp_path, data)
+    assert message in str(error.value)
+    assert "nothing changed" in str(error.value)
+    assert (export_config(), current_revision()) == before
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", ""])
+def test_malformed_files_are_refused(tmp_path, content):
+    before = export_config()
+    with pytest.raises(CommandError):
+        run_import(tmp_path, content)
+    assert export_config() == before
+
+
+def test_a_missing_file_is_a_clear_error():
+    with pytest.raises(CommandError, match="Cannot read"):
+        call_command("agents_config", "import", "/nonexistent/config.json")
+
+
+def test_the_command_exits_non_zero_on_an_invalid_file(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"site": {}}))
+    env = {"DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    result = subprocess.run([sys.executable, "manage.py", "agents_config", "import", str(path)],
+                            cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "nothing changed" in result.stderr and "'name' is a required property" in result.stderr

@@ -1,0 +1,177 @@
+"""agents.txt and agents.json over real HTTP: content, agreement, caching, freshness."""
+import json
+from pathlib import Path
+
+import pytest
+import requests
+from jsonschema import Draft7Validator, FormatChecker
+
+from agents_protocol.models import Capability, Flow, FlowStep, RateLimitConfig, SessionConfig, SiteProfile
+
+REFERENCE_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "agents.schema.json"
+PROJECT_SCHEMA = Path(__file__).resolve().parents[1] / "agents_protocol" / "schemas" / "agents.schema.json"
+
+
+def parse_agents_txt(text):
+    """Seed 002's minimal parser, step by step."""
+    fields, allow, flows = {}, [], []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        key, value = line.split(":", 1)
+        key, value = key.strip(), value.strip()
+        if key.lower() == "allow":
+            allow.append(value)
+        elif key.lower() == "flow":
+            name, steps = value.split("→")
+            flows.append({"name": name.strip(), "steps": [s.strip() for s in steps.split(",")]})
+        elif key.lower() == "flow-description":
+            flows[-1]["description"] = value
+        else:
+            fields[key.lower()] = value
+    return fields, allow, flows
+
+
+def fetch(live_server, name, **headers):
+    return requests.get(f"{live_server.url}/.well-known/{name}", headers=headers, timeout=10)
+
+
+@pytest.fixture
+def documents(live_server):
+    txt = fetch(live_server, "agents.txt")
+    js = fetch(live_server, "agents.json")
+    return txt, js
+
+
+def test_content_types_are_exactly_those_of_the_seeds(documents):
+    txt, js = documents
+    assert txt.status_code == 200 and js.status_code == 200
+    assert txt.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert js.headers["Content-Type"] == "application/json; charset=utf-8"
+
+
+@pytest.mark.parametrize("schema_path", [PROJECT_SCHEMA, REFERENCE_SCHEMA], ids=["project", "reference"])
+def test_agents_json_validates_with_format_checks(documents, schema_path):
+    if not schema_path.exists():
+        pytest.fail(f"schema missing at {schema_path}")
+    schema = json.loads(schema_path.read_text())
+    errors = list(Draft7Validator(schema, format_checker=FormatChecker()).iter_errors(documents[1].json()))
+    assert errors == []
+
+
+def test_default_config_declares_seed_001_capabilities_and_purchase_flow(documents):
+    document = documents[1].json()
+    routes = {c["name"]: (c["method"], c["endpoint"]) for c in document["capabilities"]}
+    api = "/.well-known/agents/api"
+    assert routes == {
+        "search": ("GET", f"{api}/search"),
+        "browse": ("GET", f"{api}/browse"),
+        "detail": ("GET", f"{api}/detail/:id"),
+        "cart.add": ("POST", f"{api}/cart/add"),
+        "cart.view": ("GET", f"{api}/cart/view"),
+        "cart.update": ("PUT", f"{api}/cart/update"),
+        "cart.remove": ("DELETE", f"{api}/cart/remove"),
+        "checkout": ("POST", f"{api}/checkout"),
+        "contact": ("POST", f"{api}/contact"),
+    }
+    assert document["flows"] == [{
+        "name": "purchase",
+        "description": "Search for a product, view details, add to cart, and check out",
+        "steps": ["search", "detail", "cart.add", "checkout"],
+    }]
+    assert document["session"]["ttl_seconds"] == 1800
+    assert document["site"]["name"] == "Acme Ceramics"
+    checkout = next(c for c in document["capabilities"] if c["name"] == "checkout")
+    assert checkout["requires_session"] is True and checkout["human_handoff"] is True
+
+
+def test_agents_txt_round_trips_and_agrees_with_agents_json(documents, live_server):
+    txt, js = documents
+    fields, allow, flows = parse_agents_txt(txt.text)
+    document = js.json()
+    assert fields["site"] == document["site"]["name"]
+    assert fields["url"] == document["site"]["url"] == live_server.url
+    assert fields["description"] == document["site"]["description"]
+    assert fields["contact"] == document["site"]["contact"]
+    assert fields["agents-json"] == f"{live_server.url}/.well-known/agents.json"
+    assert allow == [c["name"] for c in document["capabilities"]]
+    assert flows == document["flows"]
+    assert fields["rate-limit"] == f"{document['rate_limit']['requests_per_minute']}/minute"
+    assert fields["session-ttl"] == f"{document['session']['ttl_seconds']}s"
+    assert fields["audit"] == str(document["audit"]["enabled"]).lower()
+
+
+def test_every_change_is_served_at_once_and_disabled_capabilities_disappear(live_server):
+    before = fetch(live_server, "agents.json")
+    contact = Capability.objects.get(name="contact")
+    contact.enabled = False
+    contact.save()
+    limits = RateLimitConfig.load()
+    limits.requests_per_minute = 17
+    limits.save()
+    session = SessionConfig.load()
+    session.ttl_seconds = 600
+    session.save()
+
+    after = fetch(live_server, "agents.json")
+    fields, allow, _ = parse_agents_txt(fetch(live_server, "agents.txt").text)
+    assert after.headers["ETag"] != before.headers["ETag"]
+    assert "contact" not in [c["name"] for c in after.json()["capabilities"]]
+    assert "contact" not in allow and "search" in allow
+    assert after.json()["rate_limit"]["requests_per_minute"] == 17
+    assert fields["rate-limit"] == "17/minute"
+    assert fields["session-ttl"] == "600s" and after.json()["session"]["ttl_seconds"] == 600
+
+
+def test_flow_changes_show_in_both_documents(live_server):
+    flow = Flow.objects.create(name="browse-only", description="Look around")
+    for position, name in enumerate(["browse", "detail"]):
+        FlowStep.objects.create(flow=flow, capability=Capability.objects.get(name=name), position=position)
+    _, _, flows = parse_agents_txt(fetch(live_server, "agents.txt").text)
+    assert flows == fetch(live_server, "agents.json").json()["flows"]
+    assert {"name": "browse-only", "description": "Look around", "steps": ["browse", "detail"]} in flows
+
+
+def test_canonical_url_overrides_the_request_origin(live_server):
+    site = SiteProfile.load()
+    site.url = "https://acmeceramics.example.com"
+    site.save()
+    fields, _, _ = parse_agents_txt(fetch(live_server, "agents.txt").text)
+    assert fields["agents-json"] == "https://acmeceramics.example.com/.well-known/agents.json"
+    assert fetch(live_server, "agents.json").json()["site"]["url"] == "https://acmeceramics.example.com"
+
+
+@pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
+def test_etag_and_conditional_get(live_server, name):
+    first = fetch(live_server, name)
+    etag = first.headers["ETag"]
+    assert etag.startswith('"') and etag.endswith('"')
+    assert "max-age=" in first.headers["Cache-Control"]
+    assert first.headers["Access-Control-Allow-Origin"] == "*"
+
+    cached = fetch(live_server, name, **{"If-None-Match": etag})
+    assert cached.status_code == 304 and cached.content == b""
+    assert cached.headers["ETag"] == etag
+
+    other = fetch(live_server, name, **{"If-None-Match": '"something-else"'})
+    assert other.status_code == 200 and other.content == first.content
+
+    limits = RateLimitConfig.load()
+    limits.requests_per_minute = 99
+    limits.save()
+    changed = fetch(live_server, name, **{"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != etag
+
+
+def test_documents_refuse_writes_with_405(live_server):
+    response = requests.post(f"{live_server.url}/.well-known/agents.json", timeout=10)
+    assert response.status_code == 405
+    assert "GET" in response.headers["Allow"]
+
+
+def test_storefront_html_advertises_agents_json(live_server):
+    response = requests.get(f"{live_server.url}/", timeout=10)
+    assert response.status_code == 200
+    assert 'rel="agents"' in response.headers["Link"]
+    assert "</.well-known/agents.json>" in response.headers["Link"]
+    assert '<link rel="agents" href="/.well-known/agents.json">' in response.text
