@@ -64,6 +64,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "agents_protocol.api.middleware.AgentsApiMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -143,6 +144,7 @@ SHOP_CONTACT_EMAIL = os.environ.get("SHOP_CONTACT_EMAIL", "support@acmeceramics.
 SHOP_CURRENCY = "USD"
 CART_MAX_QUANTITY = int(os.environ.get("CART_MAX_QUANTITY", "20"))
 CATALOG_PAGE_SIZE = 12
+CHECKOUT_TTL_SECONDS = int(os.environ.get("CHECKOUT_TTL_SECONDS", "1800"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],

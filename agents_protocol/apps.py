@@ -7,4 +7,4 @@ class AgentsProtocolConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import checks, signals  # noqa: F401  (registers checks and receivers)
+        from . import builtin_handlers, checks, signals  # noqa: F401  (registers handlers, checks, receivers)

@@ -1,6 +1,25 @@
-"""CORS for what agents read: any origin may read it, no credentials are involved."""
+"""CORS for what agents read and call: any origin, no cookies involved (bearer tokens only)."""
+from django.http import HttpResponse
+
+ALLOWED_HEADERS = (
+    "Authorization, Content-Type, X-Session-Token, X-Agent-Session, Idempotency-Key, If-None-Match, X-Request-ID"
+)
+EXPOSED_HEADERS = (
+    "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-ID, "
+    "Idempotent-Replayed, ETag, Allow, WWW-Authenticate"
+)
+PREFLIGHT_MAX_AGE = "86400"
 
 
 def allow_any_origin(response):
     response["Access-Control-Allow-Origin"] = "*"
+    response["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
     return response
+
+
+def preflight_response(methods):
+    response = HttpResponse(status=204)
+    response["Access-Control-Allow-Methods"] = ", ".join(methods)
+    response["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
+    response["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE
+    return allow_any_origin(response)

@@ -1,6 +1,7 @@
 """Rules for parameter descriptors (seed 000): which types exist and what a valid descriptor is."""
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator, URLValidator
+from jsonschema import Draft7Validator
 
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
 
@@ -41,8 +42,8 @@ def descriptor_errors(type_name, default, enum, items):
     if items is not None:
         if type_name != "array":
             errors["items"] = "Items only applies to parameters of type array."
-        elif not isinstance(items, dict):
-            errors["items"] = "Items must be a JSON object, e.g. {\"type\": \"string\"}."
+        elif not isinstance(items, dict) or not Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(items):
+            errors["items"] = "Items must be a JSON Schema object, e.g. {\"type\": \"string\"}."
     return errors
 
 

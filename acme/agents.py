@@ -1,0 +1,136 @@
+"""Acme Ceramics' provider: binds agents_protocol to the catalog and cart apps.
+
+This is the only place the shop and the protocol meet. Everything here goes through
+catalog selectors and cart services; nothing reaches into the protocol's internals.
+"""
+from contextlib import contextmanager
+from dataclasses import asdict
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.urls import reverse
+
+from agents_protocol.errors import CapabilityError
+from agents_protocol.formats import iso_utc
+from agents_protocol.provider import CallContext, Handoff, ItemPage
+from cart import selectors as cart_selectors
+from cart import services as cart_services
+from cart.money import to_money
+from catalog import selectors as catalog_selectors
+
+from .models import ContactMessage
+
+LOW_STOCK = 5
+
+
+@contextmanager
+def cart_errors_as_capability_errors():
+    try:
+        yield
+    except cart_services.CartError as error:
+        raise CapabilityError(error.status, error.code, error.message) from error
+
+
+def product_summary(context, product):
+    return {
+        "id": product.public_id,
+        "name": product.name,
+        "price": to_money(product.price),
+        "currency": product.currency,
+        "category": product.category.slug,
+        "in_stock": product.stock > 0,
+        "url": context.absolute_url(product.get_absolute_url()),
+    }
+
+
+def product_detail(context, product):
+    return {
+        **product_summary(context, product),
+        "description": product.description,
+        "category_name": product.category.name,
+        "materials": product.materials,
+        "tags": product.tags,
+        "stock": product.stock,
+        "stock_status": stock_status(product.stock),
+        "image_url": context.absolute_url(product.image.url) if product.image else None,
+        "created": iso_utc(product.created),
+    }
+
+
+def stock_status(stock):
+    if stock <= 0:
+        return "out_of_stock"
+    return "low_stock" if stock <= LOW_STOCK else "in_stock"
+
+
+def cart_data(session):
+    view = cart_selectors.view_cart(session)
+    return {
+        "items": [asdict(item) for item in view.items],
+        "subtotal": view.subtotal,
+        "currency": view.currency,
+        "cart_size": view.cart_size,
+        "total_quantity": view.total_quantity,
+    }
+
+
+def line_result(session, item_id, quantity, **extra):
+    cart = cart_data(session)
+    return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
+
+
+class AcmeProvider:
+    def search(self, context: CallContext, query, page, limit):
+        products, total = catalog_selectors.search_products(query, page, limit)
+        return ItemPage([product_summary(context, p) for p in products], total)
+
+    def browse(self, context: CallContext, category, sort, page, limit):
+        if sort not in catalog_selectors.SORTS:
+            raise CapabilityError(400, "invalid_params", f"Unknown sort {sort!r}.",
+                                  fields={"sort": f"Must be one of: {', '.join(catalog_selectors.SORTS)}."})
+        try:
+            products, total = catalog_selectors.browse_products(category, sort, page, limit)
+        except catalog_selectors.UnknownCategory:
+            slugs = ", ".join(c.slug for c in catalog_selectors.list_categories())
+            raise CapabilityError(404, "unknown_category", f"No category {category!r}; use one of: {slugs}.") from None
+        return ItemPage([product_summary(context, p) for p in products], total)
+
+    def item_detail(self, context: CallContext, item_id):
+        product = catalog_selectors.get_active_product(item_id)
+        return product_detail(context, product) if product else None
+
+    def cart_add(self, context: CallContext, item_id, quantity):
+        with cart_errors_as_capability_errors():
+            line = cart_services.add_item(context.session, item_id, quantity)
+        return line_result(context.session, item_id, line.quantity)
+
+    def cart_view(self, context: CallContext):
+        return cart_data(context.session)
+
+    def cart_update(self, context: CallContext, item_id, quantity):
+        with cart_errors_as_capability_errors():
+            line = cart_services.update_item(context.session, item_id, quantity)
+        return line_result(context.session, item_id, line.quantity if line else 0, removed=line is None)
+
+    def cart_remove(self, context: CallContext, item_id):
+        with cart_errors_as_capability_errors():
+            cart_services.remove_item(context.session, item_id)
+        return line_result(context.session, item_id, 0, removed=True)
+
+    def checkout(self, context: CallContext):
+        with cart_errors_as_capability_errors():
+            order, token = cart_services.start_checkout(
+                context.session, ttl_seconds=settings.CHECKOUT_TTL_SECONDS
+            )
+        url = context.absolute_url(reverse("cart:handoff", kwargs={"token": token}))
+        return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.number)
+
+    def contact(self, context: CallContext, name, email, message):
+        stored = ContactMessage.objects.create(name=name, email=email, message=message, agent_session=context.session)
+        EmailMessage(
+            subject=f"[Acme Ceramics] Message from {' '.join(name.split())}",
+            body=message,
+            to=[settings.SHOP_CONTACT_EMAIL],
+            reply_to=[email],
+        ).send()
+        return {"received": True, "message_id": stored.pk}

@@ -1,0 +1,1 @@
+"""The agent interaction API: routing, auth, parameters, envelope, one DRF view."""

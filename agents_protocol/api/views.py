@@ -1,0 +1,159 @@
+"""One DRF view serves every configured capability and the session endpoints.
+
+Request → route (configured path and method) → session → parameters → handler →
+provider → envelope. Every answer, errors included, is the JSON envelope with a
+stable `code`, CORS headers and an `X-Request-ID`.
+"""
+import logging
+import uuid
+
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.views import APIView
+
+from ..capabilities import CapabilityCall, handler_for
+from ..config import current_config
+from ..conf import get_setting
+from ..cors import allow_any_origin, preflight_response
+from ..errors import CapabilityError
+from ..formats import iso_utc
+from ..provider import CallContext, get_provider
+from ..sessions import authenticate, create_session, end_session
+from . import routing
+from .auth import client_address, token_from_headers
+from .envelope import EnvelopeRenderer, failure, success
+from .params import raw_params, validate_params
+from .session_params import SESSION_CREATE_PARAMS, check_agent_lengths
+
+logger = logging.getLogger("agents_protocol.api")
+
+ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+class AlwaysJson(BaseContentNegotiation):
+    """Agents get JSON whatever their Accept header says (no HTML, no 406)."""
+
+    def select_parser(self, request, parsers):
+        return None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class AgentApiView(APIView):
+    authentication_classes = []
+    permission_classes = []
+    throttle_classes = []
+    parser_classes = []
+    renderer_classes = [EnvelopeRenderer]
+    content_negotiation_class = AlwaysJson
+
+    @property
+    def default_response_headers(self):
+        return {}  # DRF would add an Allow listing every method; only a 405 says which are allowed
+
+    def setup(self, request, *args, **kwargs):
+        super().setup(request, *args, **kwargs)
+        self.request_id = uuid.uuid4().hex
+
+    def options(self, request, *args, **kwargs):
+        config = current_config()
+        methods = sorted({route.method for route in routing.route_table(config)
+                          if route.pattern.fullmatch(request.path)}) or ALL_METHODS
+        return preflight_response(methods + ["OPTIONS"])
+
+    def get(self, request, *args, **kwargs):
+        return self.serve(request)
+
+    post = put = patch = delete = get
+
+    def serve(self, request):
+        config = current_config()
+        match = routing.resolve(config, request.path, request.method)
+        body = self.read_body(request)
+        origin = request.build_absolute_uri("/").rstrip("/")
+        if match.route.name == routing.SESSION_CREATE:
+            return self.create_session(request, config, body)
+        token = token_from_headers(request)
+        if match.route.name == routing.SESSION_DELETE:
+            return self.end_session(config, token, origin)
+        capability = match.route.capability
+        session = self.session_for(capability, token, config)
+        body_values, query_values = raw_params(request, capability.method, body)
+        params = validate_params(capability.params, body_values, query_values, match.path_params)
+        handler = handler_for(capability.name)
+        if handler is None:
+            raise CapabilityError(501, "not_implemented", f"{capability.name} has no handler on this site yet.")
+        call = CapabilityCall(
+            name=capability.name,
+            params=params,
+            context=CallContext(session=session, origin=origin),
+            provider=get_provider(),
+            config=config,
+        )
+        return success(handler(call))
+
+    def read_body(self, request):
+        limit = get_setting("MAX_BODY_BYTES")
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        if not declared.isdigit():
+            raise CapabilityError(400, "invalid_request", "The Content-Length header is not a number.")
+        if int(declared) > limit:
+            raise CapabilityError(413, "payload_too_large", f"The request body must be at most {limit} bytes.")
+        return request.body
+
+    def session_for(self, capability, token, config):
+        if capability.requires_session:
+            return authenticate(token, config.session.create_endpoint)
+        if not token:
+            return None
+        try:
+            return authenticate(token, config.session.create_endpoint)
+        except CapabilityError:
+            return None
+
+    def create_session(self, request, config, body):
+        body_values, _ = raw_params(request, "POST", body)
+        agent = check_agent_lengths(validate_params(SESSION_CREATE_PARAMS, body_values, {}, {}))
+        session, raw_token = create_session(
+            client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions, **agent
+        )
+        data = {
+            "session_token": raw_token,
+            "session_id": session.public_id,
+            "expires_at": iso_utc(session.expires_at),
+            "ttl_seconds": config.session.ttl_seconds,
+            "capabilities": [c.name for c in config.enabled_capabilities],
+        }
+        return success(data, status=201)
+
+    def end_session(self, config, token, origin):
+        session = end_session(authenticate(token, config.session.create_endpoint), "deleted")
+        audit_path = config.audit.endpoint.replace(":session_id", session.public_id)
+        return success({
+            "ended": True,
+            "session_id": session.public_id,
+            "ended_at": iso_utc(session.ended_at),
+            "audit_url": f"{origin}{audit_path}" if config.audit.enabled else None,
+        })
+
+    def handle_exception(self, exc):
+        if isinstance(exc, CapabilityError):
+            return failure(exc.status, exc.code, exc.message, exc.fields, exc.headers)
+        if isinstance(exc, routing.MethodNotAllowed):
+            allowed = ", ".join(exc.allowed + ["OPTIONS"])
+            return failure(405, "method_not_allowed", f"Use {' or '.join(exc.allowed)} on this endpoint.",
+                           headers={"Allow": allowed})
+        if isinstance(exc, routing.RouteNotFound):
+            return failure(404, "not_found", "No capability is served at this path; see /.well-known/agents.json.")
+        logger.exception("Unexpected error in the agent API (request id %s)", self.request_id)
+        return failure(500, "internal_error",
+                       f"Something went wrong on our side; retry with backoff. Request id: {self.request_id}.")
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response["X-Request-ID"] = getattr(self, "request_id", "")
+        response["Cache-Control"] = "no-store"
+        return allow_any_origin(response)
+
+
+agent_api_view = AgentApiView.as_view()

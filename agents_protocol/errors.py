@@ -1,0 +1,20 @@
+"""The one error type of the agent API. Handlers and shop providers raise it; the API
+turns it into the envelope `{"ok": false, "error", "code", "fields"?}` with its status."""
+
+
+class CapabilityError(Exception):
+    def __init__(self, status, code, message, fields=None, headers=None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.fields = fields
+        self.headers = headers or {}
+
+
+def not_found(message, code="not_found"):
+    return CapabilityError(404, code, message)
+
+
+def bad_request(message, code="invalid_request", fields=None):
+    return CapabilityError(400, code, message, fields)

@@ -1,0 +1,84 @@
+"""Agent sessions: created with a hard deadline, found by the hash of their bearer token."""
+import hashlib
+import math
+import secrets
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from .errors import CapabilityError
+from .models import AgentSession
+
+AGENT_FIELDS = {"agent_name": 200, "agent_version": 100, "purpose": 500}
+
+
+def hash_token(raw_token):
+    return hashlib.sha256(raw_token.encode()).hexdigest()
+
+
+def create_session(client_address, ttl_seconds, max_sessions, **agent):
+    """A new session and its raw token (shown once, stored only as a hash).
+
+    Refuses with 429 once the address holds `max_sessions` live sessions; Retry-After
+    says when the oldest of them expires.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        live = AgentSession.objects.filter(client_address=client_address, ended_at__isnull=True, expires_at__gt=now)
+        if live.count() >= max_sessions:
+            raise _too_many_sessions(live, max_sessions, now)
+        raw_token = secrets.token_urlsafe(32)
+        session = AgentSession.objects.create(
+            public_id=f"ses_{secrets.token_urlsafe(12)}",
+            token_hash=hash_token(raw_token),
+            client_address=client_address,
+            created_at=now,
+            expires_at=now + timedelta(seconds=ttl_seconds),
+            **agent,
+        )
+    return session, raw_token
+
+
+def _too_many_sessions(live, max_sessions, now):
+    first_expiry = live.order_by("expires_at").values_list("expires_at", flat=True).first()
+    retry_after = max(1, math.ceil((first_expiry - now).total_seconds()))
+    return CapabilityError(
+        429, "too_many_sessions",
+        f"This address already has {max_sessions} live sessions; end one with DELETE on the session "
+        "endpoint or wait for one to expire.",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+def authenticate(raw_token, create_endpoint):
+    """The live session for a raw token, or a 401 CapabilityError telling the agent what to do."""
+    how_to = f"Create a new session with POST {create_endpoint} and send its token as Authorization: Bearer <token>."
+    if not raw_token:
+        raise _unauthorized("session_required", f"This capability needs a session. {how_to}")
+    session = AgentSession.objects.filter(token_hash=hash_token(raw_token)).first()
+    if session is None:
+        raise _unauthorized("session_invalid", f"The session token is not valid. {how_to}")
+    if session.ended_at is None and session.expires_at <= timezone.now():
+        end_session(session, "expired", ended_at=session.expires_at)
+    if session.ended_at is not None:
+        code = "session_expired" if session.end_reason == "expired" else "session_ended"
+        raise _unauthorized(code, f"This session has {'expired' if code == 'session_expired' else 'ended'}. {how_to}")
+    return session
+
+
+def _unauthorized(code, message):
+    return CapabilityError(401, code, message, headers={"WWW-Authenticate": 'Bearer realm="agents"'})
+
+
+def end_session(session, reason, ended_at=None):
+    """Mark a live session ended; a session already ended keeps its first reason."""
+    ended_at = ended_at or timezone.now()
+    updated = AgentSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
+        ended_at=ended_at, end_reason=reason
+    )
+    if updated:
+        session.ended_at, session.end_reason = ended_at, reason
+    else:
+        session.refresh_from_db(fields=["ended_at", "end_reason"])
+    return session
