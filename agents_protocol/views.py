@@ -1,12 +1,13 @@
 """The well-known discovery documents. Plain Django views: no session, no CSRF, no templates."""
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.utils.cache import get_conditional_response
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_safe
 
 from .conf import get_setting
-from .cors import allow_any_origin
+from .cors import allow_any_origin, preflight_response
 from .publishing import published_document
+
+READ_METHODS = ("GET", "HEAD")
 
 
 def request_origin(request):
@@ -14,6 +15,10 @@ def request_origin(request):
 
 
 def _document_response(request, kind):
+    if request.method == "OPTIONS":
+        return preflight_response([*READ_METHODS, "OPTIONS"])
+    if request.method not in READ_METHODS:
+        return _method_not_allowed()
     document = published_document(kind, request_origin(request))
     response = get_conditional_response(request, etag=document.etag) or HttpResponse(
         document.body, content_type=document.content_type
@@ -23,13 +28,19 @@ def _document_response(request, kind):
     return allow_any_origin(response)
 
 
+def _method_not_allowed():
+    response = JsonResponse(
+        {"ok": False, "error": "This document is read-only; use GET.", "code": "method_not_allowed"}, status=405
+    )
+    response["Allow"] = "GET, HEAD, OPTIONS"
+    return allow_any_origin(response)
+
+
 @csrf_exempt
-@require_safe
 def agents_json(request):
     return _document_response(request, "agents.json")
 
 
 @csrf_exempt
-@require_safe
 def agents_txt(request):
     return _document_response(request, "agents.txt")

@@ -163,10 +163,25 @@ def test_etag_and_conditional_get(live_server, name):
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
 
 
-def test_documents_refuse_writes_with_405(live_server):
-    response = requests.post(f"{live_server.url}/.well-known/agents.json", timeout=10)
+@pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
+def test_documents_refuse_writes_with_a_405_envelope(live_server, name):
+    response = requests.post(f"{live_server.url}/.well-known/{name}", timeout=10)
     assert response.status_code == 405
-    assert "GET" in response.headers["Allow"]
+    assert response.headers["Allow"] == "GET, HEAD, OPTIONS"
+    assert response.json() == {"ok": False, "error": "This document is read-only; use GET.",
+                               "code": "method_not_allowed"}
+
+
+@pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
+def test_documents_answer_cors_preflight(live_server, name):
+    response = requests.options(
+        f"{live_server.url}/.well-known/{name}",
+        headers={"Origin": "https://agent.example", "Access-Control-Request-Method": "GET"},
+        timeout=10,
+    )
+    assert response.status_code == 204
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert "GET" in response.headers["Access-Control-Allow-Methods"]
 
 
 def test_storefront_html_advertises_agents_json(live_server):
