@@ -9,6 +9,8 @@ public_id_validator = RegexValidator(
     "Use 2-63 lowercase letters, digits and hyphens, starting with a letter or digit.",
 )
 
+LOW_STOCK_THRESHOLD = 5
+
 
 class Category(models.Model):
     name = models.CharField(max_length=100, unique=True)
@@ -69,3 +71,15 @@ class Product(models.Model):
     @property
     def in_stock(self):
         return self.stock > 0
+
+    @property
+    def is_low_stock(self):
+        return 0 < self.stock <= LOW_STOCK_THRESHOLD
+
+    @property
+    def stock_status(self):
+        if not self.in_stock:
+            return "Out of stock"
+        if self.is_low_stock:
+            return f"Only {self.stock} left"
+        return "In stock"

@@ -1,4 +1,9 @@
 from django.urls import path
 
+from . import views
+
 app_name = "catalog"
-urlpatterns = []
+urlpatterns = [
+    path("", views.product_list, name="product_list"),
+    path("products/<slug:slug>/", views.product_detail, name="product_detail"),
+]

@@ -1,0 +1,29 @@
+from django.contrib import admin
+
+from .models import Category, Product
+
+
+@admin.register(Category)
+class CategoryAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "position"]
+    list_editable = ["position"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(Product)
+class ProductAdmin(admin.ModelAdmin):
+    list_display = ["name", "public_id", "category", "price", "currency", "stock", "is_active", "created"]
+    list_editable = ["stock", "is_active"]
+    list_filter = ["category", "is_active", "currency"]
+    list_select_related = ["category"]
+    search_fields = ["name", "public_id", "description"]
+    prepopulated_fields = {"slug": ["name"]}
+    readonly_fields = ["created"]
+    date_hierarchy = "created"
+
+    def get_readonly_fields(self, request, obj=None):
+        # Agents hold on to public ids (carts, audit trails), so they are fixed once saved.
+        if obj is not None:
+            return [*self.readonly_fields, "public_id"]
+        return self.readonly_fields

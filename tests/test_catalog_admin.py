@@ -1,0 +1,56 @@
+import pytest
+
+from catalog.demo import load_demo_catalog
+from catalog.models import Category, Product
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def demo_catalog():
+    load_demo_catalog()
+
+
+def test_product_changelist_searches_name_public_id_and_description(admin_client):
+    by_name = admin_client.get("/admin/catalog/product/", {"q": "moon jar"})
+    by_public_id = admin_client.get("/admin/catalog/product/", {"q": "teapot-ash"})
+    by_description = admin_client.get("/admin/catalog/product/", {"q": "Joseon"})
+
+    assert by_name.context["cl"].result_count == 2
+    assert [p.public_id for p in by_public_id.context["cl"].result_list] == ["teapot-ash"]
+    assert by_description.context["cl"].result_count == 2
+
+
+def test_product_changelist_filters_and_editable_columns(admin_client):
+    vases = Category.objects.get(slug="vases")
+    Product.objects.filter(public_id="moon-jar-chalk").update(is_active=False)
+
+    response = admin_client.get(
+        "/admin/catalog/product/", {"category__id__exact": vases.pk, "is_active__exact": "1"}
+    )
+
+    changelist = response.context["cl"]
+    assert response.status_code == 200
+    assert changelist.result_count == vases.products.count() - 1
+    assert {product.category_id for product in changelist.result_list} == {vases.pk}
+    assert changelist.list_editable == ["stock", "is_active"]
+    assert {"price", "stock", "is_active"} <= set(changelist.list_display)
+
+
+def test_public_id_is_fixed_once_saved(admin_client):
+    mug = Product.objects.get(public_id="mug-celadon")
+
+    add_form = admin_client.get("/admin/catalog/product/add/")
+    change_form = admin_client.get(f"/admin/catalog/product/{mug.pk}/change/")
+
+    assert 'name="public_id"' in add_form.text
+    assert 'name="public_id"' not in change_form.text
+    assert "mug-celadon" in change_form.text
+
+
+def test_category_admin_prepopulates_the_slug(admin_client):
+    response = admin_client.get("/admin/catalog/category/add/")
+
+    assert response.status_code == 200
+    assert "prepopulated" in response.text
+    assert 'id="id_slug"' in response.text
