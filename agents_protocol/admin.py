@@ -1,5 +1,6 @@
 """Admin for everything agents may do. Validation lives in the models' clean(), so every
 form here refuses a change that would publish an invalid agents.json."""
+from django import forms
 from django.contrib import admin
 from django.db import models
 from django.shortcuts import redirect
@@ -64,9 +65,19 @@ admin.site.register(RateLimitConfig, SingletonAdmin)
 admin.site.register(AuditConfig, SingletonAdmin)
 
 
+class OptionalJSONField(forms.JSONField):
+    """Shows an unset value as an empty box rather than the word null."""
+
+    def prepare_value(self, value):
+        return "" if value is None else super().prepare_value(value)
+
+
 class CapabilityParamInline(admin.TabularInline):
     model = CapabilityParam
     extra = 0
+    formfield_overrides = {
+        models.JSONField: {"form_class": OptionalJSONField, "widget": forms.TextInput(attrs={"size": 24})}
+    }
     fields = ["position", "name", "type", "required", "default", "enum", "items", "description"]
 
 
