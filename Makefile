@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test install install-dev system-deps migrate demo serve docs-screenshots clean
+.PHONY: run test install install-dev system-deps migrate demo serve docs-screenshots docs-api clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ test: install-dev system-deps
 
 docs-screenshots: install-dev system-deps
 	$(BIN)/python scripts/admin_screenshots.py
+
+docs-api: install-dev
+	$(BIN)/python scripts/api_examples.py
 
 clean:
 	rm -rf $(VENV) var
