@@ -66,6 +66,10 @@ class AgentApiView(APIView):
 
     post = put = patch = delete = get
 
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        """Methods no capability can use (TRACE, PROPFIND …): the same 405 or 404 as any other miss."""
+        routing.resolve(current_config(), request.path, request.method)
+
     def serve(self, request):
         config = current_config()
         match = routing.resolve(config, request.path, request.method)
