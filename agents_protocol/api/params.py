@@ -32,8 +32,9 @@ def raw_params(request, method, body):
 def parse_json_body(request, body):
     if not body.strip():
         return {}
-    content_type = request.content_type or ""
-    if content_type != "application/json" and not content_type.endswith("+json"):
+    # DRF's request.content_type is the whole header, parameters included.
+    media_type = (request.content_type or "").split(";")[0].strip().lower()
+    if media_type != "application/json" and not media_type.endswith("+json"):
         raise CapabilityError(
             415, "unsupported_media_type", "Send parameters as a JSON object with Content-Type: application/json."
         )
