@@ -1,0 +1,94 @@
+"""A shop's own capability: registered in code, added as data, then published and routed like the built-ins."""
+import pytest
+import requests
+from django.core.checks import run_checks
+from django.core.management import call_command
+
+from agents_protocol.capabilities import register, unregister
+from agents_protocol.models import Capability, CapabilityParam
+from tests.api_client import API, AgentClient, DiscoveringAgent, assert_error, ok_data
+from tests.factories import make_product
+
+RESERVE = f"{API}/reserve/:item_id"
+
+
+def reserve(call):
+    return {
+        "reserved": call.params["item_id"],
+        "days": call.params["days"],
+        "session_id": call.context.session.public_id,
+    }
+
+
+@pytest.fixture
+def reserve_capability(live_server):
+    register("reserve", reserve)
+    capability = Capability.objects.create(
+        name="reserve", description="Hold a product for a few days", endpoint=RESERVE, method="POST",
+        requires_session=True, position=20,
+    )
+    CapabilityParam.objects.create(capability=capability, name="item_id", type="string", required=True)
+    CapabilityParam.objects.create(capability=capability, name="days", type="integer", default=3, position=1)
+    yield capability
+    unregister("reserve")
+
+
+def warnings_w001():
+    return [message.msg for message in run_checks() if message.id == "agents_protocol.W001"]
+
+
+def test_a_registered_capability_is_published_in_both_documents(live_server, reserve_capability):
+    declared = DiscoveringAgent(live_server.url).capability("reserve")
+    assert declared == {
+        "name": "reserve",
+        "description": "Hold a product for a few days",
+        "endpoint": RESERVE,
+        "method": "POST",
+        "params": {"item_id": {"type": "string", "required": True},
+                   "days": {"type": "integer", "required": False, "default": 3}},
+        "requires_session": True,
+        "human_handoff": False,
+    }
+    agents_txt = requests.get(f"{live_server.url}/.well-known/agents.txt", timeout=10).text
+    assert "Allow: reserve" in agents_txt.splitlines()
+
+
+def test_a_registered_capability_is_routed_with_its_path_parameter_and_session(live_server, reserve_capability):
+    agent = AgentClient(live_server.url)
+    mug = make_product()
+    assert_error(agent.post(f"{API}/reserve/{mug.public_id}"), 401, "session_required")
+
+    session = agent.start_session()
+    assert "reserve" in session["capabilities"]
+    reserved = ok_data(agent.post(f"{API}/reserve/{mug.public_id}", {"days": 5, "item_id": "ignored"}))
+    assert reserved == {"reserved": mug.public_id, "days": 5, "session_id": session["session_id"]}
+    assert ok_data(agent.post(f"{API}/reserve/{mug.public_id}"))["days"] == 3
+    assert "days" in assert_error(agent.post(f"{API}/reserve/{mug.public_id}", {"days": "5"}), 400,
+                                  "invalid_params")["fields"]
+
+
+def test_a_registered_capability_follows_the_discovering_agent(live_server, reserve_capability):
+    agent = DiscoveringAgent(live_server.url)
+    agent.start_session()
+    assert ok_data(agent.call("reserve", item_id="vase-1", days=2))["reserved"] == "vase-1"
+
+
+def test_check_warns_about_an_enabled_capability_without_a_handler_and_it_answers_501(live_server):
+    Capability.objects.create(name="teleport", endpoint=f"{API}/teleport", method="POST", position=30)
+    assert warnings_w001() == [
+        "The enabled capability 'teleport' has no handler; agents calling it get 501 not_implemented."
+    ]
+    response = requests.post(f"{live_server.url}{API}/teleport", timeout=10)
+    assert_error(response, 501, "not_implemented")
+
+
+def test_check_is_quiet_once_the_handler_is_registered_or_the_capability_disabled(reserve_capability):
+    assert warnings_w001() == []
+    Capability.objects.create(name="teleport", endpoint=f"{API}/teleport", method="POST", enabled=False)
+    assert warnings_w001() == []
+
+
+def test_manage_py_check_prints_the_warning(live_server, capsys):
+    Capability.objects.create(name="teleport", endpoint=f"{API}/teleport", method="POST", position=30)
+    call_command("check")
+    assert "agents_protocol.W001" in capsys.readouterr().err
