@@ -145,6 +145,7 @@ SHOP_CURRENCY = "USD"
 CART_MAX_QUANTITY = int(os.environ.get("CART_MAX_QUANTITY", "20"))
 CATALOG_PAGE_SIZE = 12
 CHECKOUT_TTL_SECONDS = int(os.environ.get("CHECKOUT_TTL_SECONDS", "1800"))
+SHOP_PAYMENT_BACKEND = "cart.payments.DemoPaymentBackend"  # demo: no real charge (docs/checkout.md)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
@@ -154,6 +155,9 @@ REST_FRAMEWORK = {
 
 AGENTS_PROTOCOL = {
     "PROVIDER": "acme.agents.AcmeProvider",
+    # A base64 Ed25519 seed from the environment wins; otherwise one is generated into DATA_DIR.
+    "SIGNING_KEY": os.environ.get("AUDIT_SIGNING_KEY") or None,
+    "SIGNING_KEY_FILE": DATA_DIR / "audit_signing_key",
     "DEFAULT_SITE": {
         "name": "Acme Ceramics",
         "description": "Handmade ceramic mugs, bowls, vases, plates and planters",

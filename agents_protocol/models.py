@@ -276,6 +276,10 @@ class AgentSession(models.Model):
     expires_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.CharField(max_length=20, blank=True)
+    audited = models.BooleanField(default=False, help_text="Audit was on when the session was created.")
+    # Head of the audit chain, moved under this row's lock so parallel requests never fork it.
+    event_count = models.PositiveIntegerField(default=0)
+    last_event_hash = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -283,3 +287,56 @@ class AgentSession(models.Model):
 
     def __str__(self):
         return self.public_id
+
+
+class AuditEvent(models.Model):
+    """One step of a session's hash chain (see audit/hashing.py for the fields' meaning)."""
+
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="audit_events")
+    seq = models.PositiveIntegerField()
+    event_id = models.CharField(max_length=40, unique=True)
+    timestamp = models.CharField(max_length=32)
+    capability = models.CharField(max_length=100)
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    params = models.JSONField(default=dict)
+    response_status = models.PositiveSmallIntegerField()
+    policy_result = models.CharField(max_length=100)
+    prev_hash = models.CharField(max_length=64, blank=True)
+    event_hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["session", "seq"]
+        constraints = [models.UniqueConstraint(fields=["session", "seq"], name="audit_event_unique_seq")]
+
+    def __str__(self):
+        return f"{self.session_id} #{self.seq} {self.capability}"
+
+
+class AuditArtifact(models.Model):
+    """The signed artifact of an ended session, frozen when it was sealed."""
+
+    session = models.OneToOneField(AgentSession, on_delete=models.CASCADE, related_name="audit_artifact")
+    body = models.JSONField()
+    sealed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-sealed_at"]
+
+    def __str__(self):
+        return f"Artifact of {self.session_id}"
+
+
+class SigningKey(models.Model):
+    """Public halves of every audit signing key used, so old artifacts keep verifying."""
+
+    key_id = models.CharField(max_length=40, unique=True)
+    public_key = models.CharField(max_length=100, help_text="Base64 DER SubjectPublicKeyInfo.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.key_id

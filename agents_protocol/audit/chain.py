@@ -1,0 +1,108 @@
+"""Appending to a session's chain and sealing it into a signed artifact.
+
+Each append moves the session row's chain head (`event_count`, `last_event_hash`) inside
+one transaction that starts by updating that row: the row lock serializes appends of one
+session across threads, processes and hosts, so sequence numbers have no gaps and the
+chain never forks. Once a session has ended nothing more is appended.
+"""
+import secrets
+from datetime import datetime, timezone
+
+from django.db import transaction
+from django.db.models import F
+
+from ..formats import iso_utc
+from ..models import AgentSession, AuditArtifact, AuditEvent, SiteProfile
+from .hashing import ALGORITHM, CANONICALIZATION, FORMAT, event_hash, root_hash
+from .keys import key_id, public_key_b64, sign_b64
+from .redaction import redact
+from .signing import current_key_record, signing_key
+
+SESSION_CREATE, SESSION_END = "session.create", "session.end"
+
+
+def timestamp_now():
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def record_event(session, *, capability, method, path, params, response_status, policy_result):
+    """Append one event to a live audited session's chain; returns it, or None if the session ended."""
+    if not session.audited:
+        return None
+    with transaction.atomic():
+        moved = AgentSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
+            event_count=F("event_count") + 1
+        )
+        if not moved:
+            return None
+        return _append(session, capability, method, path, params, response_status, policy_result)
+
+
+def _append(session, capability, method, path, params, response_status, policy_result):
+    seq, prev_hash = AgentSession.objects.values_list("event_count", "last_event_hash").get(pk=session.pk)
+    event = {
+        "seq": seq,
+        "event_id": f"evt_{secrets.token_hex(12)}",
+        "timestamp": timestamp_now(),
+        "capability": capability,
+        "method": method,
+        "path": path,
+        "params": redact(params),
+        "response_status": response_status,
+        "policy_result": policy_result,
+        "prev_hash": prev_hash,
+    }
+    event["event_hash"] = event_hash(event)
+    AuditEvent.objects.create(session=session, **event)
+    AgentSession.objects.filter(pk=session.pk).update(last_event_hash=event["event_hash"])
+    return event
+
+
+def close_and_seal(session, reason, ended_at, *, method="", path=""):
+    """End the session (if still live), append session.end and store the signed artifact.
+
+    Returns the artifact body (or None for a session created without audit). Safe to
+    call twice or concurrently: the first caller ends and seals, the others read.
+    """
+    with transaction.atomic():
+        ended = AgentSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
+            ended_at=ended_at, end_reason=reason, event_count=F("event_count") + 1
+        )
+        session.refresh_from_db(fields=["ended_at", "end_reason"])
+        if not session.audited:
+            return None
+        if ended:
+            _append(session, SESSION_END, method, path, {"reason": reason}, 200, f"ended:{reason}")
+            return _seal(session).body
+    return sealed_artifact(session)
+
+
+def sealed_artifact(session):
+    artifact = AuditArtifact.objects.filter(session=session).first()
+    return artifact.body if artifact else None
+
+
+def _seal(session):
+    events = list(AuditEvent.objects.filter(session=session).order_by("seq").values(
+        "seq", "event_id", "timestamp", "capability", "method", "path",
+        "params", "response_status", "policy_result", "prev_hash", "event_hash",
+    ))
+    key = signing_key()
+    current_key_record()
+    root = root_hash([e["event_hash"] for e in events])
+    body = {
+        "format": FORMAT,
+        "session_id": session.public_id,
+        "site": SiteProfile.load().name,
+        "created_at": iso_utc(session.created_at),
+        "ended_at": iso_utc(session.ended_at),
+        "end_reason": session.end_reason,
+        "events": events,
+        "root_hash": root,
+        "algorithm": ALGORITHM,
+        "canonicalization": CANONICALIZATION,
+        "key_id": key_id(key.verify_key),
+        "public_key": public_key_b64(key.verify_key),
+        "signature": sign_b64(key, root),
+    }
+    return AuditArtifact.objects.create(session=session, body=body, sealed_at=session.ended_at)

@@ -1,0 +1,76 @@
+"""The site's signing key: one per deployment, the same in every worker and after restarts.
+
+It comes from AGENTS_PROTOCOL["SIGNING_KEY"] (a base64 seed from the environment or a
+secret store), else from AGENTS_PROTOCOL["SIGNING_KEY_FILE"], created on first use with
+mode 0600 by whichever process gets there first. Rotation replaces the file atomically;
+every worker notices by the file's modification time.
+"""
+import base64
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+from nacl.signing import SigningKey as NaclSigningKey
+
+from ..conf import get_setting
+from ..models import SigningKey
+from .keys import key_id, public_key_b64
+
+
+def signing_key():
+    seed = get_setting("SIGNING_KEY")
+    if seed:
+        return _key_from_seed(seed)
+    path = key_file()
+    if not path.exists():
+        _create_key_file(path, NaclSigningKey.generate())
+    return _key_from_file(str(path), path.stat().st_mtime_ns)
+
+
+def key_file():
+    path = get_setting("SIGNING_KEY_FILE")
+    if not path:
+        raise ImproperlyConfigured('Audit needs AGENTS_PROTOCOL["SIGNING_KEY"] or ["SIGNING_KEY_FILE"].')
+    return Path(path)
+
+
+@lru_cache(maxsize=4)
+def _key_from_seed(seed):
+    raw = base64.b64decode(seed)
+    if len(raw) != 32:
+        raise ImproperlyConfigured("The audit SIGNING_KEY must be base64 of exactly 32 bytes.")
+    return NaclSigningKey(raw)
+
+
+@lru_cache(maxsize=4)
+def _key_from_file(path, modified_ns):
+    return _key_from_seed(Path(path).read_text().strip())
+
+
+def _create_key_file(path, key):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # another worker created it first; everyone uses that one
+    with os.fdopen(fd, "w") as handle:
+        handle.write(base64.b64encode(bytes(key)).decode())
+
+
+def replace_key_file(key):
+    """Write a new key next to the old one, then rename over it (atomic on POSIX)."""
+    path = key_file()
+    staging = path.with_suffix(".new")
+    staging.unlink(missing_ok=True)
+    _create_key_file(staging, key)
+    os.replace(staging, path)
+
+
+def current_key_record():
+    """The database record of the key in use, created the first time it signs."""
+    verify_key = signing_key().verify_key
+    record, _ = SigningKey.objects.get_or_create(
+        key_id=key_id(verify_key), defaults={"public_key": public_key_b64(verify_key)}
+    )
+    return record
