@@ -17,7 +17,9 @@ class EnvelopeRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if data is None:
             return b""
-        return simplejson.dumps(data, use_decimal=True, ensure_ascii=False, separators=(",", ":")).encode()
+        return simplejson.dumps(
+            data, use_decimal=True, allow_nan=False, ensure_ascii=False, separators=(",", ":")
+        ).encode()
 
 
 def success(data, status=200, headers=None):

@@ -62,7 +62,13 @@ class AgentApiView(APIView):
         return preflight_response(methods + ["OPTIONS"])
 
     def get(self, request, *args, **kwargs):
-        return self.serve(request)
+        response = self.serve(request)
+        # Render here, inside DRF's exception handling: data a handler returns that JSON
+        # cannot carry becomes the 500 envelope, not an HTML error page after the view.
+        response.accepted_renderer = request.accepted_renderer
+        response.accepted_media_type = request.accepted_media_type
+        response.renderer_context = self.get_renderer_context()
+        return response.render()
 
     post = put = patch = delete = get
 

@@ -1,0 +1,183 @@
+"""CORS on the API and the discovery documents; the error envelope, request ids and hostile input."""
+import http.client
+import logging
+from decimal import Decimal
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from agents_protocol.capabilities import register, unregister
+from agents_protocol.models import Capability
+from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, is_json, ok_data
+
+ALLOWED_REQUEST_HEADERS = {"authorization", "x-session-token", "x-agent-session", "content-type", "idempotency-key"}
+EXPOSED_RESPONSE_HEADERS = {"retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"}
+
+
+def header_set(response, name):
+    return {value.strip().lower() for value in response.headers[name].split(",")}
+
+
+def preflight(url, method):
+    return requests.options(url, headers={
+        "Origin": "https://agent.example",
+        "Access-Control-Request-Method": method,
+        "Access-Control-Request-Headers": "authorization, content-type, idempotency-key",
+    }, timeout=10)
+
+
+@pytest.fixture
+def agent(live_server):
+    return AgentClient(live_server.url)
+
+
+# CORS
+
+
+@pytest.mark.parametrize("method, path, status", [
+    ("GET", f"{API}/search?q=mug", 200),
+    ("GET", f"{API}/cart/view", 401),
+    ("GET", f"{API}/nowhere", 404),
+    ("POST", f"{API}/search", 405),
+    ("POST", SESSION_PATH, 201),
+])
+def test_every_api_answer_allows_any_origin_and_exposes_the_limit_headers(agent, method, path, status):
+    response = agent.request(method, path, headers={"Origin": "https://agent.example"})
+    assert response.status_code == status
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert EXPOSED_RESPONSE_HEADERS <= header_set(response, "Access-Control-Expose-Headers")
+
+
+@pytest.mark.parametrize("path, method, allowed", [
+    (f"{API}/search", "GET", {"GET", "OPTIONS"}),
+    (f"{API}/cart/add", "POST", {"POST", "OPTIONS"}),
+    (SESSION_PATH, "DELETE", {"POST", "DELETE", "OPTIONS"}),
+    (f"{API}/detail/some-mug", "GET", {"GET", "OPTIONS"}),
+])
+def test_api_preflight_is_204_with_the_allowed_methods_and_headers(live_server, path, method, allowed):
+    response = preflight(live_server.url + path, method)
+    assert response.status_code == 204 and response.content == b""
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert {m.strip() for m in response.headers["Access-Control-Allow-Methods"].split(",")} == allowed
+    assert ALLOWED_REQUEST_HEADERS <= header_set(response, "Access-Control-Allow-Headers")
+    assert int(response.headers["Access-Control-Max-Age"]) > 0
+
+
+@pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
+def test_discovery_documents_answer_preflight_with_204_and_allow_any_origin(live_server, name):
+    url = f"{live_server.url}/.well-known/{name}"
+    response = preflight(url, "GET")
+    assert response.status_code == 204
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert "GET" in response.headers["Access-Control-Allow-Methods"]
+    assert requests.get(url, timeout=10).headers["Access-Control-Allow-Origin"] == "*"
+
+
+# The envelope, request ids, no tracebacks
+
+
+def explode(call):
+    raise RuntimeError("database password is hunter2")
+
+
+@pytest.fixture
+def broken_capability(live_server):
+    """Route a `broken` capability to the given handler; returns its path."""
+    def install(handler):
+        register("broken", handler)
+        Capability.objects.create(name="broken", endpoint=f"{API}/broken", method="POST", position=40)
+        return f"{API}/broken"
+
+    yield install
+    unregister("broken")
+
+
+def test_an_unexpected_exception_is_a_500_envelope_with_a_logged_request_id(agent, broken_capability, caplog):
+    path = broken_capability(explode)
+    with caplog.at_level(logging.ERROR, logger="agents_protocol.api"):
+        response = agent.post(path, {"anything": 1})
+
+    body = assert_error(response, 500, "internal_error")
+    request_id = response.headers["X-Request-ID"]
+    assert len(request_id) >= 16 and request_id in body["error"]
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    for leak in ("Traceback", "RuntimeError", "hunter2", "explode(", ".py"):
+        assert leak not in response.text
+    (record,) = [r for r in caplog.records if r.name == "agents_protocol.api"]
+    assert request_id in record.getMessage()
+    assert record.exc_info[0] is RuntimeError
+
+
+@pytest.mark.parametrize("result", [{"tags": {"a", "b"}}, {"ratio": float("nan")}, {"total": Decimal("Infinity")}],
+                         ids=["set", "nan", "infinite-decimal"])
+def test_a_handler_result_json_cannot_carry_is_a_500_envelope(agent, broken_capability, caplog, result):
+    path = broken_capability(lambda call: result)
+    with caplog.at_level(logging.ERROR, logger="agents_protocol.api"):
+        response = agent.post(path)
+    assert_error(response, 500, "internal_error")
+    assert response.headers["X-Request-ID"] in caplog.text
+
+
+def test_every_answer_carries_its_own_request_id_and_is_never_cached(agent):
+    first, second = agent.get(f"{API}/search", {"q": "mug"}), agent.get(f"{API}/nowhere")
+    assert first.headers["X-Request-ID"] and second.headers["X-Request-ID"]
+    assert first.headers["X-Request-ID"] != second.headers["X-Request-ID"]
+    assert first.headers["Cache-Control"] == second.headers["Cache-Control"] == "no-store"
+
+
+def test_errors_are_json_whatever_the_agent_accepts(agent):
+    response = agent.get(f"{API}/nowhere", headers={"Accept": "text/html"})
+    assert_error(response, 404, "not_found")
+    assert "<html" not in response.text.lower()
+
+
+# Hostile input
+
+
+@pytest.mark.parametrize("raw_id", ["..%2F..", "%00", "..%00", "%2e%2e", "..", "%252e%252e%252f", "..;", "%ff%fe", "a" * 300])
+def test_path_traversal_like_ids_are_404_or_400_envelopes_never_500(agent, raw_id):
+    response = agent.get(f"{API}/detail/{raw_id}")
+    assert response.status_code in (400, 404), response.text
+    assert is_json(response) and response.json()["ok"] is False
+
+
+def test_a_nul_in_a_search_query_is_400(agent):
+    assert_error(agent.get(f"{API}/search?q=mug%00"), 400, "invalid_params")
+
+
+def test_an_enormous_quantity_is_400(agent):
+    agent.start_session()
+    response = agent.post(f"{API}/cart/add", {"item_id": "any", "quantity": 10**30})
+    assert assert_error(response, 400, "invalid_params")["fields"].keys() == {"quantity"}
+
+
+def raw_request(base_url, method, path, headers, body=b""):
+    """Send exactly these headers (requests would fix a lying Content-Length)."""
+    address = urlsplit(base_url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+    connection.putrequest(method, path)
+    for name, value in headers.items():
+        connection.putheader(name, value)
+    connection.endheaders(body)
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+def test_a_declared_content_length_over_the_limit_is_413_before_reading(live_server):
+    status, body = raw_request(live_server.url, "POST", f"{API}/contact",
+                               {"Content-Type": "application/json", "Content-Length": str(10**20)})
+    assert status == 413 and b'"payload_too_large"' in body
+
+
+def test_a_content_length_that_is_not_a_number_is_400(live_server):
+    status, body = raw_request(live_server.url, "POST", f"{API}/contact",
+                               {"Content-Type": "application/json", "Content-Length": "lots"})
+    assert status == 400 and b'"invalid_request"' in body
+
+
+def test_a_session_token_in_the_query_string_is_not_accepted(agent):
+    token = agent.start_session()["session_token"]
+    anonymous = AgentClient(agent.base_url)
+    assert_error(anonymous.get(f"{API}/cart/view?session_token={token}"), 401, "session_required")
+    assert ok_data(agent.get(f"{API}/cart/view"))["items"] == []
