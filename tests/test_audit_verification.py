@@ -1,0 +1,168 @@
+"""Audit artifacts: a sealed chain verifies offline, and every kind of tampering is caught."""
+import base64
+import copy
+import json
+import subprocess
+import sys
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+from nacl.signing import SigningKey as NaclSigningKey
+
+from agents_protocol.audit import verify
+from agents_protocol.audit.hashing import event_hash
+from agents_protocol.audit.chain import SESSION_CREATE, close_and_seal, record_event
+from agents_protocol.audit.keys import public_key_b64
+from agents_protocol.audit.lifecycle import rotate_key
+from agents_protocol.audit.signing import signing_key
+from agents_protocol.models import AuditEvent, SigningKey
+from tests.factories import make_agent_session
+from tests.servers import ROOT, site_env
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def key_file(settings, tmp_path):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
+                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
+    return tmp_path / "audit_signing_key"
+
+
+def sealed_artifact(calls=3):
+    session = make_agent_session(audited=True)
+    record_event(session, capability=SESSION_CREATE, method="POST", path="/api/session",
+                 params={"agent_name": "tester"}, response_status=201, policy_result="allowed")
+    for n in range(calls):
+        record_event(session, capability="cart.add", method="POST", path="/api/cart/add",
+                     params={"item_id": f"mug-{n}", "quantity": n + 1, "email": "a@b.c"},
+                     response_status=200, policy_result="allowed")
+    return close_and_seal(session, "deleted", timezone.now(), method="DELETE", path="/api/session")
+
+
+def current_public_key():
+    return public_key_b64(signing_key().verify_key)
+
+
+def test_a_sealed_artifact_verifies_with_the_published_key():
+    artifact = sealed_artifact()
+    verdict = verify(artifact, current_public_key())
+    assert verdict.ok, verdict.failure
+    assert [e["capability"] for e in artifact["events"]] == ["session.create", "cart.add", "cart.add", "cart.add",
+                                                               "session.end"]
+    assert [e["seq"] for e in artifact["events"]] == [1, 2, 3, 4, 5]
+    assert artifact["public_key"].startswith("MCowBQYDK2VwAyEA")
+
+
+def test_sensitive_params_are_stored_only_as_hashes():
+    artifact = sealed_artifact(calls=1)
+    params = artifact["events"][1]["params"]
+    assert params["email"].startswith("sha256:") and "a@b.c" not in json.dumps(artifact)
+    assert params["item_id"] == "mug-0"
+
+
+def tamper(artifact, change):
+    forged = copy.deepcopy(artifact)
+    change(forged)
+    return forged
+
+
+TAMPERING = {
+    "changed param": (lambda a: a["events"][1]["params"].update(quantity=99), "event 2 hash"),
+    "reordered events": (lambda a: a["events"].insert(1, a["events"].pop(2)), "event 2 seq"),
+    "removed event": (lambda a: a["events"].pop(2), "event 3 seq"),
+    "edited timestamp": (lambda a: a["events"][2].update(timestamp="2020-01-01T00:00:00.000000Z"), "event 3 hash"),
+    "truncated chain": (lambda a: a["events"].pop(), "closing"),
+    "rehashed edit": (lambda a: _rehash_edit(a), "root_hash"),
+    "forged root": (lambda a: a.update(root_hash="0" * 64), "root_hash"),
+}
+
+
+def _rehash_edit(artifact):
+    event = artifact["events"][-1]
+    event["policy_result"] = "ended:forged"
+    event["event_hash"] = event_hash(event)
+
+
+@pytest.mark.parametrize("change", TAMPERING.values(), ids=TAMPERING.keys())
+def test_every_tampering_is_detected_and_named(change):
+    artifact = sealed_artifact()
+    mutate, first_failing_check = change
+    verdict = verify(tamper(artifact, mutate), current_public_key())
+    assert not verdict.ok
+    assert verdict.failure.startswith(first_failing_check), verdict.failure
+
+
+def test_a_wrong_key_is_detected():
+    artifact = sealed_artifact()
+    stranger = public_key_b64(NaclSigningKey.generate().verify_key)
+    verdict = verify(artifact, stranger)
+    assert not verdict.ok and verdict.failure.startswith("signature")
+
+
+def test_a_raw_32_byte_key_also_verifies():
+    artifact = sealed_artifact()
+    raw = base64.b64encode(bytes(signing_key().verify_key)).decode()
+    assert verify(artifact, raw).ok
+
+
+def test_an_artifact_signed_before_rotation_still_verifies_with_the_old_key(key_file):
+    old_key = current_public_key()
+    before = sealed_artifact()
+    live = make_agent_session(audited=True)
+    record_event(live, capability=SESSION_CREATE, method="POST", path="/s", params={},
+                 response_status=201, policy_result="allowed")
+    rotate_key()
+    assert current_public_key() != old_key
+    assert verify(before, old_key).ok
+    assert not verify(before, current_public_key()).ok
+    live.refresh_from_db()
+    assert live.end_reason == "rotated"
+    rotated = live.audit_artifact.body
+    assert verify(rotated, old_key).ok and rotated["events"][-1]["params"] == {"reason": "rotated"}
+    assert SigningKey.objects.filter(retired_at__isnull=False).count() == 1
+    assert verify(sealed_artifact(), current_public_key()).ok
+
+
+def test_sealing_twice_returns_the_same_artifact_and_appends_nothing():
+    artifact = sealed_artifact()
+    session = AuditEvent.objects.get(event_id=artifact["events"][0]["event_id"]).session
+    again = close_and_seal(session, "expired", timezone.now())
+    assert again == artifact
+    assert AuditEvent.objects.filter(session=session).count() == 5
+
+
+def test_nothing_is_appended_after_the_end():
+    artifact = sealed_artifact(calls=0)
+    session = AuditEvent.objects.get(event_id=artifact["events"][0]["event_id"]).session
+    late = record_event(session, capability="cart.view", method="GET", path="/x", params={},
+                        response_status=200, policy_result="allowed")
+    assert late is None and AuditEvent.objects.filter(session=session).count() == 2
+
+
+def test_the_key_file_is_private_and_stable(key_file):
+    first = current_public_key()
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert current_public_key() == first
+
+
+def test_two_processes_share_one_key(tmp_path):
+    env = site_env(tmp_path)
+    script = ("import django; django.setup(); from agents_protocol.audit.signing import signing_key; "
+              "from agents_protocol.audit.keys import public_key_b64; print(public_key_b64(signing_key().verify_key))")
+    runs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+            for _ in range(4)]
+    keys = {run.communicate(timeout=60)[0].strip() for run in runs}
+    assert len(keys) == 1 and keys.pop().startswith("MCowBQYDK2VwAyEA")
+    assert oct((tmp_path / "audit_signing_key").stat().st_mode & 0o777) == "0o600"
+
+
+def test_verify_command_names_the_first_failing_check(tmp_path):
+    artifact = sealed_artifact()
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps({"ok": True, "data": artifact}))
+    bad.write_text(json.dumps(tamper(artifact, TAMPERING["removed event"][0])))
+    call_command("agents_audit", "verify", str(good), "--public-key", current_public_key())
+    with pytest.raises(CommandError, match="event 3 seq"):
+        call_command("agents_audit", "verify", str(bad))
