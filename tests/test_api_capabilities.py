@@ -164,6 +164,15 @@ def test_cart_add_uses_server_prices_whatever_the_agent_sends(shopper):
     assert '"subtotal":72.00' in response.text and '"unit_price":36.00' in response.text
 
 
+def test_cart_view_prices_at_the_current_server_price(shopper):
+    mug = make_product(price=Decimal("36.00"))
+    shopper.add_to_cart(mug.public_id, 2)
+    mug.price = Decimal("40.00")
+    mug.save()
+    response = shopper.get(f"{API}/cart/view")
+    assert '"unit_price":40.00' in response.text and '"subtotal":80.00' in response.text
+
+
 def test_cart_add_defaults_to_one_and_adds_up_on_one_line(shopper):
     mug = make_product()
     assert shopper.add_to_cart(mug.public_id)["quantity"] == 1
@@ -286,6 +295,15 @@ def test_checkout_hands_an_absolute_url_to_the_human_and_starts_a_new_cart(shopp
     assert Order.objects.get().lines.get().quantity == 2
     assert shopper.cart()["items"] == []
     assert_error(shopper.post(f"{API}/checkout"), 400, "cart_empty")
+
+
+def test_checkout_refuses_a_cart_the_stock_no_longer_covers(shopper):
+    jar = make_product(stock=3)
+    shopper.add_to_cart(jar.public_id, 3)
+    jar.stock = 1
+    jar.save()
+    assert_error(shopper.post(f"{API}/checkout"), 400, "insufficient_stock")
+    assert shopper.cart()["items"][0]["quantity"] == 3
 
 
 # contact

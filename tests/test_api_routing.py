@@ -81,7 +81,7 @@ def test_methods_no_capability_uses_are_405_not_500(live_server, method):
 
 
 @pytest.mark.parametrize("path", [
-    API, f"{API}/", f"{API}/teleport", f"{API}/cart", f"{API}/detail", f"{API}/detail/a/b", f"{API}/search/extra",
+    API, f"{API}/", f"{API}/teleport", f"{API}/cart", f"{API}/detail/a/b", f"{API}/search/extra",
 ])
 def test_unknown_paths_under_the_api_are_404_envelopes(live_server, path):
     body = assert_error(requests.get(live_server.url + path, timeout=10), 404, "not_found")
