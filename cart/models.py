@@ -72,8 +72,13 @@ class Order(models.Model):
     customer_name = models.CharField(max_length=200, blank=True)
     customer_email = models.EmailField(max_length=320, blank=True)
     shipping_address = models.TextField(blank=True)
+    payment_reference = models.CharField(max_length=100, blank=True)
     created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    # The human can still confirm (or retry a declined payment) until expires_at.
+    OPEN_STATUSES = (Status.PENDING, Status.DECLINED)
 
     class Meta:
         ordering = ["-created"]
@@ -84,6 +89,17 @@ class Order(models.Model):
     @property
     def is_expired(self):
         return self.expires_at <= timezone.now()
+
+    @property
+    def current_status(self):
+        """The status, reading an open order past its deadline as expired (even if not yet marked)."""
+        if self.status in self.OPEN_STATUSES and self.is_expired:
+            return self.Status.EXPIRED
+        return self.Status(self.status)
+
+    @property
+    def is_open(self):
+        return self.current_status in self.OPEN_STATUSES
 
 
 class OrderLine(models.Model):

@@ -72,9 +72,39 @@ def _cart_item(line):
     )
 
 
+@dataclass(frozen=True)
+class HandoffLine:
+    """An order line as the human reviews it: `available` is the product's stock right now."""
+
+    line: object
+    available: int
+
+    @property
+    def short(self):
+        return self.available < self.line.quantity
+
+
 def hash_handoff_token(raw_token):
     return hashlib.sha256(raw_token.encode()).hexdigest()
 
 
 def find_order_by_handoff_token(raw_token):
     return Order.objects.filter(handoff_token_hash=hash_handoff_token(raw_token)).first()
+
+
+def handoff_lines(order):
+    """The order's lines with current availability, so the page can flag lines stock no longer covers."""
+    return tuple(
+        HandoffLine(line=line, available=available_quantity(line.product))
+        for line in order.lines.select_related("product")
+    )
+
+
+def session_orders(agent_session):
+    """Every order the session checked out, newest first."""
+    return list(Order.objects.filter(agent_session=agent_session))
+
+
+def find_session_order(agent_session, number):
+    """The session's order with this number, or None (another session's order is None too)."""
+    return Order.objects.filter(agent_session=agent_session, number=number).first()

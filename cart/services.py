@@ -5,6 +5,11 @@ takes the cart row's write lock with a conditional UPDATE (see `_lock_open_cart`
 line quantities change through conditional `UPDATE … F()` statements, and the
 unique constraints settle racing inserts. `select_for_update` is not used because
 SQLite ignores it.
+
+The human side of checkout (confirm, reduce a short line, cancel) follows the same
+pattern on the order row: `_lock_open_order` claims it with a conditional UPDATE that
+matches only an open, unexpired order, so a confirmed, cancelled or expired order can
+never change again and two racing submits confirm it once.
 """
 import base64
 import secrets
@@ -19,6 +24,7 @@ from catalog.models import Product
 
 from .models import Cart, CartLine, Order, OrderLine
 from .money import to_money
+from .payments import get_payment_backend
 from .selectors import available_quantity, find_open_cart, hash_handoff_token
 
 ORDER_NUMBER_PREFIX = "AC-"
@@ -43,6 +49,25 @@ class CartError(Exception):
         self.code = code
         self.message = message
         self.status = self.STATUS_BY_CODE[code]
+
+
+class OrderClosed(Exception):
+    """The order no longer accepts changes: it is confirmed, cancelled or expired."""
+
+
+class HandoffError(Exception):
+    """A refused change on the checkout page: one sentence for the human and an HTTP status."""
+
+    status = 409
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.message = message
+        self.status = status or self.status
+
+
+class PaymentDeclined(HandoffError):
+    status = 402
 
 
 def get_open_cart(agent_session):
@@ -113,6 +138,130 @@ def start_checkout(agent_session, *, ttl_seconds=1800):
         raw_token = secrets.token_urlsafe(32)
         order = _create_order(cart, cart_lines, raw_token, ttl_seconds)
     return order, raw_token
+
+
+def confirm_order(order, customer, *, backend=None):
+    """The human confirms: take the stock of every line and charge the payment, all or nothing.
+
+    Raises OrderClosed if the order is no longer open (a racing submit confirmed it first,
+    or it was cancelled or expired), HandoffError (409) naming the lines stock no longer
+    covers, PaymentDeclined (402) after recording the decline; a declined order can be
+    confirmed again until it expires.
+    """
+    backend = backend or get_payment_backend()
+    try:
+        with transaction.atomic():
+            _lock_open_order(order)
+            _take_stock(order)
+            payment = backend.charge(order, customer)
+            if not payment.approved:
+                raise PaymentDeclined(payment.message)
+            now = timezone.now()
+            _update_order(
+                order, status=Order.Status.CONFIRMED, confirmed_at=now,
+                payment_reference=payment.reference, **_customer_fields(customer),
+            )
+            Cart.objects.filter(pk=order.cart_id).update(status=Cart.Status.SUBMITTED, updated=now)
+    except PaymentDeclined:
+        with transaction.atomic():
+            _lock_open_order(order)
+            _update_order(order, status=Order.Status.DECLINED, **_customer_fields(customer))
+        raise
+    return order
+
+
+def reduce_line(order, line_id, quantity):
+    """Lower one line's quantity (0 removes it), e.g. when stock ran out after the agent's checkout."""
+    with transaction.atomic():
+        _lock_open_order(order)
+        line = order.lines.filter(pk=line_id).first()
+        if line is None or not 0 <= quantity < line.quantity:
+            raise HandoffError("Choose a quantity below the one in the order.", status=400)
+        if quantity == 0 and order.lines.count() == 1:
+            raise HandoffError("This is the last item in the order; cancel the order instead.", status=400)
+        if quantity == 0:
+            line.delete()
+        else:
+            OrderLine.objects.filter(pk=line.pk).update(quantity=quantity)
+        subtotal = sum((remaining.line_total for remaining in order.lines.all()), to_money(0))
+        _update_order(order, subtotal=to_money(subtotal))
+    return order
+
+
+def cancel_order(order):
+    with transaction.atomic():
+        _lock_open_order(order)
+        _update_order(order, status=Order.Status.CANCELLED)
+    return order
+
+
+def expire_if_overdue(order):
+    """Record the expiry of an open order past its deadline (readers already see it as expired)."""
+    _expire(Order.objects.filter(pk=order.pk))
+    order.refresh_from_db()
+
+
+def expire_overdue_orders(agent_session):
+    _expire(Order.objects.filter(agent_session=agent_session))
+
+
+def _expire(orders):
+    orders.filter(status__in=Order.OPEN_STATUSES, expires_at__lte=timezone.now()).update(
+        status=Order.Status.EXPIRED
+    )
+
+
+def _lock_open_order(order):
+    """Write-lock the order until the transaction ends, if it is still open; else raise OrderClosed.
+
+    Refreshes `order`, so callers work on what the database holds under the lock.
+    """
+    claimed = Order.objects.filter(
+        pk=order.pk, status__in=Order.OPEN_STATUSES, expires_at__gt=timezone.now()
+    ).update(updated=timezone.now())
+    order.refresh_from_db()
+    if not claimed:
+        raise OrderClosed(order.number)
+
+
+def _update_order(order, **fields):
+    Order.objects.filter(pk=order.pk).update(updated=timezone.now(), **fields)
+    order.refresh_from_db()
+
+
+def _customer_fields(customer):
+    return {
+        "customer_name": customer.name,
+        "customer_email": customer.email,
+        "shipping_address": customer.shipping_address,
+    }
+
+
+def _take_stock(order):
+    """Decrement each line's product stock, in product order (one lock order for every order).
+
+    Every line is tried so the error names all short lines; the caller's transaction
+    rolls back the ones that succeeded.
+    """
+    lines = list(order.lines.select_related("product").order_by("product_id"))
+    short = [line for line in lines if not _take_line_stock(line)]
+    if short:
+        raise HandoffError(" ".join(_shortage_sentence(line) for line in short))
+
+
+def _take_line_stock(line):
+    taken = Product.objects.filter(pk=line.product_id, is_active=True, stock__gte=line.quantity).update(
+        stock=F("stock") - line.quantity
+    )
+    return taken == 1
+
+
+def _shortage_sentence(line):
+    available = available_quantity(Product.objects.get(pk=line.product_id))
+    return (
+        f"Only {available} of {line.product_name} left, but the order has {line.quantity}: "
+        "reduce it or cancel the order."
+    )
 
 
 def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):
