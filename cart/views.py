@@ -1,16 +1,101 @@
-from django.http import Http404
-from django.shortcuts import render
-from django.views.decorators.cache import never_cache
+"""The human checkout handoff: the page an agent's checkout_url opens, and its three actions.
 
-from .selectors import find_order_by_handoff_token
+Every rule lives in services.py; these views pick the page for the order's state and
+turn refusals into that page with the right status. After a change they redirect to the
+page (POST, redirect, GET), so a reload never submits twice.
+"""
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from . import services
+from .forms import CheckoutForm, ReduceLineForm
+from .models import Order
+from .payments import get_payment_backend
+from .selectors import find_order_by_handoff_token, handoff_lines
+
+CLOSED_PAGES = {
+    Order.Status.CONFIRMED: ("cart/handoff_confirmed.html", 200),
+    Order.Status.CANCELLED: ("cart/handoff_cancelled.html", 200),
+    Order.Status.EXPIRED: ("cart/handoff_expired.html", 410),
+}
 
 
 @never_cache
+@require_http_methods(["GET", "POST"])
 def handoff(request, token):
-    """The page an agent's checkout_url opens: a human reviews the cart the agent prepared."""
+    order = _order_or_404(token)
+    if not order.is_open:
+        return _closed_page(request, order)
+    if request.method == "GET":
+        return _review_page(request, token, order, _details_form(order))
+    form = CheckoutForm(request.POST)
+    if not form.is_valid():
+        return _review_page(request, token, order, form, status=400)
+    return _run(request, token, order, form, lambda: services.confirm_order(order, form.customer()))
+
+
+@never_cache
+@require_POST
+def reduce_line(request, token, line_id):
+    order = _order_or_404(token)
+    form = ReduceLineForm(request.POST)
+    if not form.is_valid():
+        error = services.HandoffError("Choose a quantity below the one in the order.", status=400)
+        return _review_page(request, token, order, _details_form(order), error=error)
+    quantity = form.cleaned_data["quantity"]
+    return _run(request, token, order, _details_form(order), lambda: services.reduce_line(order, line_id, quantity))
+
+
+@never_cache
+@require_POST
+def cancel(request, token):
+    order = _order_or_404(token)
+    return _run(request, token, order, _details_form(order), lambda: services.cancel_order(order))
+
+
+def _run(request, token, order, form, action):
+    """Run `action`, then go back to the page; a refusal shows the review again with its message."""
+    try:
+        action()
+    except services.HandoffError as error:
+        return _review_page(request, token, order, form, error=error)
+    except services.OrderClosed:
+        pass  # confirmed by a racing submit, cancelled or expired: the page shows which
+    return redirect("cart:handoff", token=token)
+
+
+def _order_or_404(token):
     order = find_order_by_handoff_token(token)
     if order is None:
         raise Http404("No checkout with this link.")
-    if order.is_expired:
-        return render(request, "cart/handoff_expired.html", {"order": order}, status=410)
-    return render(request, "cart/handoff.html", {"order": order, "lines": order.lines.all()})
+    return order
+
+
+def _closed_page(request, order):
+    services.expire_if_overdue(order)
+    template, status = CLOSED_PAGES[order.current_status]
+    return render(request, template, {"order": order, "lines": order.lines.all()}, status=status)
+
+
+def _review_page(request, token, order, form, *, error=None, status=None):
+    order.refresh_from_db()  # a refused service may have left the instance mid-change
+    context = {
+        "token": token,
+        "order": order,
+        "lines": handoff_lines(order),
+        "form": form,
+        "error": error,
+        "payment_notice": get_payment_backend().notice,
+    }
+    return render(request, "cart/handoff.html", context, status=status or (error.status if error else 200))
+
+
+def _details_form(order):
+    """The details form, filled with what the human typed on a declined attempt."""
+    return CheckoutForm(initial={
+        "name": order.customer_name,
+        "email": order.customer_email,
+        "shipping_address": order.shipping_address,
+    })

@@ -1,0 +1,271 @@
+"""The human checkout pages over real HTTP: an agent checks out through the API, a person
+(here: requests, cookies and the form's CSRF token, no JavaScript) completes the order."""
+import re
+from datetime import timedelta
+from decimal import Decimal
+from urllib.parse import urljoin
+
+import pytest
+import requests
+from django.utils import timezone
+
+from cart.models import Cart, Order
+from catalog.models import Product
+from tests.api_client import API, AgentClient, ok_data
+from tests.factories import make_product
+
+TIMEOUT = 10
+CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+DETAILS = {"name": "Ada Lovelace", "email": "ada@example.com", "shipping_address": "1 Loom Lane\nLondon"}
+
+
+class Human:
+    """A person's browser: keeps cookies and the CSRF token of the last page it opened."""
+
+    def __init__(self, checkout_url):
+        self.url = checkout_url
+        self.http = requests.Session()
+        self.csrf = None
+
+    def open(self):
+        response = self.http.get(self.url, timeout=TIMEOUT)
+        found = CSRF_FIELD.search(response.text)
+        self.csrf = found.group(1) if found else self.csrf
+        return response
+
+    def post(self, action="", **fields):
+        """POST a form of the page (`action` relative to the checkout URL), with the CSRF token."""
+        data = {"csrfmiddlewaretoken": self.csrf, **fields}
+        return self.http.post(urljoin(self.url, action), data=data, timeout=TIMEOUT)
+
+    def confirm(self, **details):
+        return self.post(**{**DETAILS, **details})
+
+
+def agent_checkout(base_url, *items):
+    """An agent session puts (item_id, quantity) pairs in its cart and checks out; returns the handoff."""
+    agent = AgentClient(base_url)
+    agent.start_session(agent_name="test-agent")
+    for item_id, quantity in items:
+        agent.add_to_cart(item_id, quantity)
+    return ok_data(agent.post(f"{API}/checkout")), agent
+
+
+@pytest.fixture
+def mug(live_server):
+    return make_product(public_id="speckled-mug", name="Speckled Mug", price=Decimal("24.00"), stock=10)
+
+
+@pytest.fixture
+def saucer(live_server):
+    return make_product(public_id="saucer", name="Saucer", price=Decimal("7.50"), stock=10)
+
+
+@pytest.fixture
+def human(live_server, mug, saucer):
+    handoff, _agent = agent_checkout(live_server.url, ("speckled-mug", 2), ("saucer", 1))
+    human = Human(handoff["checkout_url"])
+    assert human.open().status_code == 200
+    return human
+
+
+def stock(product):
+    return Product.objects.get(pk=product.pk).stock
+
+
+def the_order():
+    return Order.objects.get()
+
+
+def test_the_page_shows_what_the_agent_prepared_and_a_labelled_form(live_server, mug, saucer):
+    handoff, _agent = agent_checkout(live_server.url, ("speckled-mug", 2), ("saucer", 1))
+    response = requests.get(handoff["checkout_url"], timeout=TIMEOUT)
+
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "text/html; charset=utf-8"
+    assert "no-store" in response.headers["Cache-Control"]
+    html = response.text
+    assert handoff["order_id"] in html
+    assert "An AI agent prepared this cart for you." in html
+    for text in ("Speckled Mug", "Saucer", "24.00 USD", "48.00 USD", "7.50 USD", "55.50 USD"):
+        assert text in html
+    for field, label in (("name", "Full name"), ("email", "Email"), ("shipping_address", "Shipping address")):
+        assert f'<label for="id_{field}">{label}' in html
+        assert f'name="{field}"' in html
+    assert ">Confirm order</button>" in html
+    assert 'name="csrfmiddlewaretoken"' in html
+
+
+def test_confirming_makes_a_real_order_and_shows_its_number(human, mug, saucer):
+    response = human.confirm()
+
+    assert response.status_code == 200
+    assert response.history[0].status_code == 302  # POST, redirect, GET: a reload never resubmits
+    order = the_order()
+    assert order.status == Order.Status.CONFIRMED
+    assert (order.customer_name, order.customer_email, order.shipping_address) == (
+        "Ada Lovelace", "ada@example.com", "1 Loom Lane\nLondon"
+    )
+    assert (stock(mug), stock(saucer)) == (8, 9)
+    assert "your order is confirmed" in response.text
+    assert order.number in response.text
+    assert "1 Loom Lane<br>London" in response.text
+    assert 'name="csrfmiddlewaretoken"' not in response.text  # read-only: no form left
+
+
+def test_after_confirmation_the_link_is_read_only(human, mug):
+    human.confirm()
+    confirmed = the_order()
+
+    again = human.confirm(name="Someone Else", shipping_address="Elsewhere")
+    cancel = human.post("cancel/")
+    reduce = human.post(f"lines/{confirmed.lines.first().pk}/reduce/", quantity="1")
+
+    for response in (again, cancel, reduce):
+        assert response.status_code == 200
+        assert "your order is confirmed" in response.text
+    order = the_order()
+    assert (order.status, order.customer_name, order.confirmed_at) == (
+        Order.Status.CONFIRMED, "Ada Lovelace", confirmed.confirmed_at
+    )
+    assert order.lines.first().quantity == 2
+    assert stock(mug) == 8
+
+
+def test_a_post_without_the_csrf_token_is_refused(human, mug):
+    response = human.http.post(human.url, data=DETAILS, timeout=TIMEOUT)
+    assert response.status_code == 403
+    assert "CSRF" in response.text
+    assert the_order().status == Order.Status.PENDING
+    assert stock(mug) == 10
+
+
+def test_invalid_details_show_the_form_again_with_the_problems(human, mug):
+    response = human.confirm(email="not-an-email", shipping_address="")
+
+    assert response.status_code == 400
+    assert "Enter a valid email address." in response.text
+    assert "This field is required." in response.text
+    assert 'value="Ada Lovelace"' in response.text
+    assert the_order().status == Order.Status.PENDING
+    assert stock(mug) == 10
+
+
+def test_a_declined_payment_is_shown_and_can_be_retried(human, mug):
+    declined = human.confirm(name="Decline Demo")
+
+    assert declined.status_code == 402
+    assert "The demo payment was declined. Nothing was charged." in declined.text
+    assert the_order().status == Order.Status.DECLINED
+    assert stock(mug) == 10
+    reopened = human.open()
+    assert "The last payment attempt was declined." in reopened.text
+    assert 'value="Decline Demo"' in reopened.text
+
+    confirmed = human.confirm()
+    assert "your order is confirmed" in confirmed.text
+    assert the_order().status == Order.Status.CONFIRMED
+    assert stock(mug) == 8
+
+
+def test_an_expired_link_explains_itself_with_410_and_changes_nothing(human, mug):
+    Order.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    page = human.open()
+    submit = human.confirm()
+
+    for response in (page, submit):
+        assert response.status_code == 410
+        assert "This checkout link has expired" in response.text
+        assert "Speckled Mug" not in response.text
+    assert the_order().status == Order.Status.EXPIRED
+    assert stock(mug) == 10
+
+
+def test_an_unknown_link_is_404(live_server, human):
+    response = requests.get(f"{live_server.url}/checkout/{'x' * 43}/", timeout=TIMEOUT)
+    assert response.status_code == 404
+    assert the_order().status == Order.Status.PENDING
+
+
+def test_the_link_carries_an_unguessable_token_stored_only_as_a_hash(human):
+    token = human.url.rstrip("/").rsplit("/", 1)[1]
+    assert len(token) >= 43  # 32 random bytes, base64url
+    assert the_order().handoff_token_hash != token
+    assert token not in str(Order.objects.values().get())
+
+
+def test_cancelling_closes_the_order_for_good(human, mug):
+    response = human.post("cancel/")
+
+    assert response.status_code == 200
+    assert "This order was cancelled" in response.text
+    assert the_order().status == Order.Status.CANCELLED
+    after = human.confirm()
+    assert "This order was cancelled" in after.text
+    assert the_order().status == Order.Status.CANCELLED
+    assert stock(mug) == 10
+
+
+def test_a_line_stock_no_longer_covers_is_flagged_and_can_be_reduced(human, mug):
+    Product.objects.filter(pk=mug.pk).update(stock=1)
+
+    page = human.open()
+    assert "Only 1 left" in page.text
+    assert "Reduce to 1 Speckled Mug" in page.text
+    refused = human.confirm()
+    assert refused.status_code == 409
+    assert "Only 1 of Speckled Mug left, but the order has 2" in refused.text
+    assert stock(mug) == 1
+
+    mug_line = the_order().lines.get(product_public_id="speckled-mug")
+    reduced = human.post(f"lines/{mug_line.pk}/reduce/", quantity="1")
+    assert reduced.status_code == 200
+    assert "31.50 USD" in reduced.text and "Only 1 left" not in reduced.text
+
+    confirmed = human.confirm()
+    assert "your order is confirmed" in confirmed.text
+    assert stock(mug) == 0
+    assert the_order().subtotal == Decimal("31.50")
+
+
+def test_an_item_that_sold_out_can_be_removed(human, saucer):
+    Product.objects.filter(pk=saucer.pk).update(stock=0)
+    assert "Remove Saucer" in human.open().text
+    saucer_line = the_order().lines.get(product_public_id="saucer")
+
+    human.post(f"lines/{saucer_line.pk}/reduce/", quantity="0")
+
+    order = the_order()
+    assert list(order.lines.values_list("product_public_id", flat=True)) == ["speckled-mug"]
+    assert order.subtotal == Decimal("48.00")
+
+
+def test_a_bad_reduce_request_is_400(human):
+    mug_line = the_order().lines.get(product_public_id="speckled-mug")
+    for quantity in ("2", "many"):
+        response = human.post(f"lines/{mug_line.pk}/reduce/", quantity=quantity)
+        assert response.status_code == 400
+        assert "Choose a quantity below the one in the order." in response.text
+    assert the_order().lines.get(pk=mug_line.pk).quantity == 2
+
+
+def test_actions_refuse_other_methods(human):
+    assert human.http.get(urljoin(human.url, "cancel/"), timeout=TIMEOUT).status_code == 405
+    assert human.http.put(human.url, headers={"X-CSRFToken": human.csrf}, timeout=TIMEOUT).status_code == 405
+    assert the_order().status == Order.Status.PENDING
+
+
+def test_the_frozen_cart_cannot_be_changed_through_the_api(live_server, mug):
+    handoff, agent = agent_checkout(live_server.url, ("speckled-mug", 2))
+    frozen = Cart.objects.get(status=Cart.Status.FROZEN)
+
+    agent.add_to_cart("speckled-mug", 5)
+    ok_data(agent.put(f"{API}/cart/update", {"item_id": "speckled-mug", "quantity": 1}))
+
+    assert agent.cart()["items"][0]["quantity"] == 1
+    assert frozen.lines.get().quantity == 2
+    assert the_order().lines.get().quantity == 2
+    assert Cart.objects.get(status=Cart.Status.OPEN).pk != frozen.pk
+    page = requests.get(handoff["checkout_url"], timeout=TIMEOUT)
+    assert "48.00 USD" in page.text
