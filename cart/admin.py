@@ -33,11 +33,27 @@ class OrderLineInline(admin.TabularInline):
 
 @admin.register(Order)
 class OrderAdmin(admin.ModelAdmin):
-    list_display = ["number", "status", "subtotal", "currency", "customer_email", "created", "expires_at"]
+    """Orders as the human left them. Status, money and lines are read-only: they change
+    only through checkout (stock and payment rules); staff may correct contact details."""
+
+    list_display = ["number", "status_now", "subtotal", "currency", "customer_name", "customer_email",
+                    "created", "confirmed_at"]
     list_filter = ["status", "created"]
     search_fields = ["number", "customer_email", "customer_name"]
-    exclude = ["handoff_token_hash"]
+    fieldsets = [
+        (None, {"fields": ["number", "status_now", "subtotal", "currency", "payment_reference"]}),
+        ("Customer", {"fields": ["customer_name", "customer_email", "shipping_address"]}),
+        ("Handoff", {"fields": ["agent_session", "cart", "created", "expires_at", "confirmed_at", "updated"]}),
+    ]
     readonly_fields = [
-        "number", "cart", "agent_session", "currency", "subtotal", "created", "expires_at", "confirmed_at"
+        "number", "status_now", "subtotal", "currency", "payment_reference",
+        "agent_session", "cart", "created", "expires_at", "confirmed_at", "updated",
     ]
     inlines = [OrderLineInline]
+
+    @admin.display(description="status", ordering="status")
+    def status_now(self, order):
+        return order.current_status.label
+
+    def has_add_permission(self, request):
+        return False
