@@ -146,6 +146,19 @@ def test_malformed_json_or_a_body_that_is_not_an_object_is_400(agent, body):
     assert_error(response, 400, "invalid_json")
 
 
+def nested_object(depth):
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+def test_bodies_nested_deeper_than_32_levels_are_400_at_any_depth(agent):
+    for depth in (32, 500, 990):
+        body = f'{{"word": "hi", "meta": {nested_object(depth)}}}'
+        response = agent.post(ECHO, data=body, headers={"Content-Type": "application/json"})
+        assert_error(response, 400, "invalid_json")
+    fits = f'{{"word": "hi", "meta": {nested_object(31)}}}'
+    assert ok_data(agent.post(ECHO, data=fits, headers={"Content-Type": "application/json"}))["meta"]["a"]
+
+
 def test_a_json_content_type_with_a_charset_or_a_suffix_is_accepted(agent):
     for content_type in ("application/json; charset=utf-8", "Application/JSON", "application/vnd.agents+json"):
         response = agent.post(ECHO, data='{"word": "hi"}', headers={"Content-Type": content_type})

@@ -16,6 +16,8 @@ from ..params import value_has_type
 
 # Integers beyond this lose precision in JavaScript clients and overflow database columns.
 MAX_SAFE_INTEGER = 2**53 - 1
+# Deeper bodies are refused before anything walks them recursively.
+MAX_NESTING = 32
 INTEGER_TEXT = re.compile(r"^[+-]?\d{1,16}$")
 TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 
@@ -44,7 +46,22 @@ def parse_json_body(request, body):
         raise bad_request("The request body is not valid JSON.", "invalid_json") from None
     if not isinstance(payload, dict):
         raise bad_request("The request body must be a JSON object of parameters.", "invalid_json")
+    if _nesting_depth(payload) > MAX_NESTING:
+        raise bad_request(f"The request body nests deeper than {MAX_NESTING} levels.", "invalid_json")
     return payload
+
+
+def _nesting_depth(value):
+    """How deeply objects and arrays nest (1 for a flat object); iterative, so any depth is safe."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        current, depth = pending.pop()
+        if isinstance(current, dict):
+            current = list(current.values())
+        if isinstance(current, list):
+            deepest = max(deepest, depth)
+            pending.extend((item, depth + 1) for item in current)
+    return deepest
 
 
 def _reject_constant(name):
