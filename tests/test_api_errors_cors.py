@@ -179,6 +179,16 @@ def test_a_content_length_that_is_not_a_number_is_400(live_server):
     assert status == 400 and b'"invalid_request"' in body
 
 
+def test_a_host_header_outside_allowed_hosts_is_400_not_500(live_server, caplog):
+    response = requests.get(f"{live_server.url}{API}/search?q=mug", headers={"Host": "evil.example"}, timeout=10)
+    assert "evil.example" not in assert_error(response, 400, "invalid_request")["error"]
+    assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == ["django.security.DisallowedHost"]
+
+
+def test_more_query_parameters_than_django_parses_is_400_not_500(agent):
+    assert_error(agent.get(f"{API}/search?q=mug" + "&pad=1" * 1001), 400, "invalid_request")
+
+
 def test_a_session_token_in_the_query_string_is_not_accepted(agent):
     token = agent.start_session()["session_token"]
     anonymous = AgentClient(agent.base_url)

@@ -7,6 +7,7 @@ stable `code`, CORS headers and an `X-Request-ID`.
 import logging
 import uuid
 
+from django.core.exceptions import SuspiciousOperation
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.views import APIView
 
@@ -155,6 +156,11 @@ class AgentApiView(APIView):
                            headers={"Allow": allowed})
         if isinstance(exc, routing.RouteNotFound):
             return failure(404, "not_found", "No capability is served at this path; see /.well-known/agents.json.")
+        if isinstance(exc, SuspiciousOperation):
+            # What Django answers 400 for (unknown Host, too many parameters …), logged where Django logs it.
+            logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
+            return failure(400, "invalid_request",
+                           "The request was refused as malformed (an unexpected Host header or too many parameters).")
         logger.exception("Unexpected error in the agent API (request id %s)", self.request_id)
         return failure(500, "internal_error",
                        f"Something went wrong on our side; retry with backoff. Request id: {self.request_id}.")
