@@ -118,17 +118,21 @@ class DiscoveringAgent:
 
 
 def purchase_through_agents_json(base_url, query):
-    """Run the declared purchase flow (search → detail → cart.add → checkout) plus a cart check.
+    """Run the declared purchase flow (search → detail → cart.add → checkout), using every cart capability.
 
-    Returns (the product chosen, the cart before checkout, the checkout data, the agent).
+    The agent buys 3 of the first in-stock result, after adding a second result and removing it.
+    Returns (the product bought, the cart before checkout, the checkout data, the agent).
     """
     agent = DiscoveringAgent(base_url)
     assert agent.document["flows"][0]["steps"] == ["search", "detail", "cart.add", "checkout"]
-    found = ok_data(agent.call("search", q=query))["results"]
-    item_id = next(result["id"] for result in found if result["in_stock"])
+    found = [result["id"] for result in ok_data(agent.call("search", q=query))["results"] if result["in_stock"]]
+    item_id, other_id = found[:2]
     product = ok_data(agent.call("detail", id=item_id))
     agent.start_session()
     ok_data(agent.call("cart.add", item_id=item_id, quantity=2))
+    ok_data(agent.call("cart.add", item_id=other_id))
+    ok_data(agent.call("cart.update", item_id=item_id, quantity=3))
+    ok_data(agent.call("cart.remove", item_id=other_id))
     cart = ok_data(agent.call("cart.view"))
     handoff = ok_data(agent.call("checkout"))
     return product, cart, handoff, agent

@@ -13,8 +13,8 @@ def test_the_declared_purchase_flow_ends_in_a_human_checkout_page(live_server):
     load_demo_catalog()
     product, cart, handoff, agent = purchase_through_agents_json(live_server.url, "mug")
 
-    assert [item["item_id"] for item in cart["items"]] == [product["id"]]
-    assert cart["subtotal"] == float(Decimal(str(product["price"])) * 2)
+    assert [(item["item_id"], item["quantity"]) for item in cart["items"]] == [(product["id"], 3)]
+    assert cart["subtotal"] == float(Decimal(str(product["price"])) * 3)
     assert handoff["human_handoff"] is True
     assert handoff["checkout_url"].startswith(f"{live_server.url}/")
     page = requests.get(handoff["checkout_url"], timeout=10)

@@ -138,6 +138,11 @@ def test_garbage_tokens_in_any_header_are_401_session_invalid(agent, header, gar
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
 
 
+def test_the_public_session_id_is_not_a_token(agent):
+    agent.token = agent.start_session()["session_id"]
+    assert_error(agent.get(CART_VIEW), 401, "session_invalid")
+
+
 def test_a_wrong_auth_scheme_counts_as_no_token(agent):
     token = agent.start_session()["session_token"]
     response = requests.get(agent.base_url + CART_VIEW, headers={"Authorization": f"Basic {token}"}, timeout=10)
