@@ -1,0 +1,104 @@
+"""Racing humans against gunicorn with several worker processes, over real HTTP.
+
+A link submitted many times at once confirms its order once; several handoffs that
+compete for the last unit end with exactly one confirmed order and nothing oversold.
+"""
+import threading
+
+import pytest
+import requests
+
+from tests.api_client import API, ok_data
+from tests.servers import start_site
+from tests.test_checkout_pages import DETAILS, TIMEOUT, Human, agent_checkout
+
+CREATE_JAR = """
+from decimal import Decimal
+from catalog.models import Category, Product
+vases = Category.objects.create(name="Vases", slug="vases")
+Product.objects.create(public_id="last-jar", name="Last Moon Jar", slug="last-jar", category=vases,
+                       price=Decimal("235.00"), currency="USD", stock={stock})
+"""
+ORDER_STATUSES = "from cart.models import Order; print(sorted(Order.objects.values_list('status', flat=True)))"
+
+
+@pytest.fixture
+def site(tmp_path):
+    site = start_site(tmp_path, workers=4)
+    yield site
+    site.stop()
+
+
+def create_jar(site, stock):
+    result = site.manage("shell", "-v0", "-c", CREATE_JAR.format(stock=stock))
+    assert result.returncode == 0, result.stderr
+
+
+def order_statuses(site):
+    result = site.manage("shell", "-v0", "-c", ORDER_STATUSES)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def jar_stock(site):
+    return ok_data(requests.get(f"{site.url}{API}/detail/last-jar", timeout=TIMEOUT))["stock"]
+
+
+def post_together(humans):
+    """Every human submits the confirmation form at the same moment; returns the responses in order."""
+    barrier = threading.Barrier(len(humans))
+    responses = [None] * len(humans)
+
+    def submit(index):
+        barrier.wait()
+        responses[index] = humans[index].confirm()
+
+    threads = [threading.Thread(target=submit, args=(index,)) for index in range(len(humans))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return responses
+
+
+def tab_of(human):
+    """Another tab of the same browser: same cookies, same CSRF token."""
+    tab = Human(human.url)
+    tab.http.cookies.update(human.http.cookies)
+    tab.csrf = human.csrf
+    return tab
+
+
+def test_one_link_submitted_twelve_times_at_once_confirms_once(site):
+    create_jar(site, stock=5)
+    handoff, _agent = agent_checkout(site.url, ("last-jar", 2))
+    human = Human(handoff["checkout_url"])
+    human.open()
+
+    responses = post_together([tab_of(human) for _ in range(12)])
+
+    assert [response.status_code for response in responses] == [200] * 12
+    assert all("your order is confirmed" in response.text for response in responses)
+    assert all(handoff["order_id"] in response.text for response in responses)
+    assert jar_stock(site) == 3
+    assert order_statuses(site) == "['confirmed']"
+
+
+def test_five_handoffs_racing_for_the_last_unit_confirm_exactly_one(site):
+    create_jar(site, stock=1)
+    humans = []
+    for _ in range(5):
+        handoff, _agent = agent_checkout(site.url, ("last-jar", 1))
+        humans.append(Human(handoff["checkout_url"]))
+    for human in humans:
+        assert human.open().status_code == 200
+
+    responses = post_together(humans)
+
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [200, 409, 409, 409, 409]
+    refused = [response for response in responses if response.status_code == 409]
+    assert all("Only 0 of Last Moon Jar left, but the order has 1" in response.text for response in refused)
+    assert jar_stock(site) == 0
+    assert order_statuses(site) == "['confirmed', 'pending', 'pending', 'pending', 'pending']"
+    assert DETAILS["name"] in next(r for r in responses if r.status_code == 200).text
