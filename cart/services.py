@@ -146,7 +146,7 @@ def confirm_order(order, customer, *, backend=None):
     Raises OrderClosed if the order is no longer open (a racing submit confirmed it first,
     or it was cancelled or expired), HandoffError (409) naming the lines stock no longer
     covers, PaymentDeclined (402) after recording the decline; a declined order can be
-    confirmed again until it expires.
+    confirmed again until it expires. A refused attempt keeps the customer's details.
     """
     backend = backend or get_payment_backend()
     try:
@@ -162,10 +162,8 @@ def confirm_order(order, customer, *, backend=None):
                 payment_reference=payment.reference, **_customer_fields(customer),
             )
             Cart.objects.filter(pk=order.cart_id).update(status=Cart.Status.SUBMITTED, updated=now)
-    except PaymentDeclined:
-        with transaction.atomic():
-            _lock_open_order(order)
-            _update_order(order, status=Order.Status.DECLINED, **_customer_fields(customer))
+    except HandoffError as refusal:
+        _record_refused_attempt(order, customer, declined=isinstance(refusal, PaymentDeclined))
         raise
     return order
 
@@ -227,6 +225,14 @@ def _lock_open_order(order):
 def _update_order(order, **fields):
     Order.objects.filter(pk=order.pk).update(updated=timezone.now(), **fields)
     order.refresh_from_db()
+
+
+def _record_refused_attempt(order, customer, *, declined):
+    """Keep the details the human typed (the form shows them again); a decline also sets the status."""
+    status = {"status": Order.Status.DECLINED} if declined else {}
+    with transaction.atomic():
+        _lock_open_order(order)
+        _update_order(order, **status, **_customer_fields(customer))
 
 
 def _customer_fields(customer):

@@ -93,7 +93,7 @@ def _review_page(request, token, order, form, *, error=None, status=None):
 
 
 def _details_form(order):
-    """The details form, filled with what the human typed on a declined attempt."""
+    """The details form, filled with what the human typed on a refused attempt."""
     return CheckoutForm(initial={
         "name": order.customer_name,
         "email": order.customer_email,
