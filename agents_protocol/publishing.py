@@ -4,9 +4,16 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 
+import simplejson
+
 from .config import current_config
+from .documents.a2a_card import build_agent_card
 from .documents.agents_json import build_agents_json
 from .documents.agents_txt import build_agents_txt
+from .documents.llms_txt import build_llms_txt
+from .documents.openapi import build_openapi
+from .documents.pactspec import build_pactspec
+from .examples import capture_examples
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
@@ -34,7 +41,36 @@ def render_agents_txt(config, origin):
     return _publish(build_agents_txt(config, origin).encode(), TEXT_CONTENT_TYPE)
 
 
-RENDERERS = {"agents.json": render_agents_json, "agents.txt": render_agents_txt}
+def render_llms_txt(config, origin):
+    return _publish(build_llms_txt(config, origin).encode(), TEXT_CONTENT_TYPE)
+
+
+def _publish_json(document):
+    """Money in captured examples is Decimal: simplejson writes it as on the wire (36.00)."""
+    body = simplejson.dumps(document, indent=2, ensure_ascii=False, use_decimal=True).encode() + b"\n"
+    return _publish(body, JSON_CONTENT_TYPE)
+
+
+def render_pactspec(config, origin):
+    return _publish_json(build_pactspec(config, origin, capture_examples(config, origin)))
+
+
+def render_agent_card(config, origin):
+    return _publish_json(build_agent_card(config, origin, capture_examples(config, origin)))
+
+
+def render_openapi(config, origin):
+    return _publish_json(build_openapi(config, origin))
+
+
+RENDERERS = {
+    "agents.json": render_agents_json,
+    "agents.txt": render_agents_txt,
+    "llms.txt": render_llms_txt,
+    "pactspec.json": render_pactspec,
+    "agent-card.json": render_agent_card,
+    "openapi.json": render_openapi,
+}
 
 
 @lru_cache(maxsize=64)

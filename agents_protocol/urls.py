@@ -1,10 +1,25 @@
 from django.urls import path
 
-from . import views
+from . import a2a, pactspec_views, views
+from .documents import interop
 
 app_name = "agents_protocol"
 
+
+def at(document_path, suffix=""):
+    return document_path.lstrip("/") + suffix
+
+
 urlpatterns = [
-    path(".well-known/agents.json", views.agents_json, name="agents_json"),
-    path(".well-known/agents.txt", views.agents_txt, name="agents_txt"),
+    path(at(interop.AGENTS_JSON_PATH), views.agents_json, name="agents_json"),
+    path(at(interop.AGENTS_TXT_PATH), views.agents_txt, name="agents_txt"),
+    path(at(interop.LLMS_TXT_PATH), views.llms_txt, name="llms_txt"),
+    path(at(interop.PACTSPEC_PATH), views.pactspec, name="pactspec"),
+    path(at(interop.AGENT_CARD_PATH), views.agent_card, name="agent_card"),
+    path(at(interop.OPENAPI_PATH), views.openapi, name="openapi"),
+    path(at(interop.A2A_RPC_PATH), a2a.rpc, name="a2a_rpc"),
+    path(at(interop.PACTSPEC_INVOKE_PATH), pactspec_views.dispatch, name="pactspec_dispatch"),
+    path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>"), pactspec_views.invoke_skill, name="pactspec_skill"),
+    path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>/tests.json"), pactspec_views.test_suite,
+         name="pactspec_test_suite"),
 ]

@@ -44,3 +44,23 @@ def agents_json(request):
 @csrf_exempt
 def agents_txt(request):
     return _document_response(request, "agents.txt")
+
+
+@csrf_exempt
+def llms_txt(request):
+    return _document_response(request, "llms.txt")
+
+
+@csrf_exempt
+def pactspec(request):
+    return _document_response(request, "pactspec.json")
+
+
+@csrf_exempt
+def agent_card(request):
+    return _document_response(request, "agent-card.json")
+
+
+@csrf_exempt
+def openapi(request):
+    return _document_response(request, "openapi.json")

@@ -1,0 +1,135 @@
+"""The A2A JSON-RPC binding (v1.0) declared in the Agent Card: `SendMessage` invokes one skill.
+
+Request: a message whose first data part is `{"skill": "<capability name>", "input": {…}}`.
+Answer: `{"message": {…, "role": "ROLE_AGENT", "parts": [{"data": <the capability's data>}]}}`.
+A refusal is a JSON-RPC error carrying the protocol's `code` (and `fields`) in `data`;
+authentication and rate limits are answered at the HTTP level (401, 429), as A2A asks.
+No tasks are kept: every call completes in its answer.
+"""
+import json
+import uuid
+
+from django.views.decorators.csrf import csrf_exempt
+
+from .api.auth import token_from_headers
+from .config import current_config
+from .cors import preflight_response
+from .errors import CapabilityError
+from .invocation import find_capability, invoke_capability
+from .json_http import internal_error, json_response, method_not_allowed, read_body
+from .views import request_origin
+
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = -32004, -32009
+HTTP_LEVEL_STATUSES = (401, 429)
+SUPPORTED_VERSION = "1."
+
+
+class RpcError(Exception):
+    def __init__(self, code, message, data=None, status=200, headers=None):
+        super().__init__(message)
+        self.code, self.message, self.data, self.status, self.headers = code, message, data, status, headers
+
+
+@csrf_exempt
+def rpc(request):
+    if request.method == "OPTIONS":
+        return preflight_response(["POST", "OPTIONS"])
+    if request.method != "POST":
+        return method_not_allowed(["POST"])
+    request_id = None
+    try:
+        payload = _parse(request)
+        request_id = payload.get("id")
+        result = _dispatch(request, payload)
+        return json_response({"jsonrpc": "2.0", "id": request_id, "result": result})
+    except RpcError as error:
+        return _error_response(request_id, error)
+    except Exception:
+        return internal_error("the A2A endpoint")
+
+
+def _parse(request):
+    try:
+        payload = json.loads(read_body(request), parse_constant=_reject_constant)
+    except CapabilityError as error:
+        raise RpcError(INVALID_REQUEST, error.message) from None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise RpcError(PARSE_ERROR, "The body is not valid JSON.") from None
+    if not isinstance(payload, dict) or payload.get("jsonrpc") != "2.0" or not isinstance(payload.get("method"), str):
+        raise RpcError(INVALID_REQUEST, "Send one JSON-RPC 2.0 request object with a method.")
+    if isinstance(payload.get("id"), bool) or not isinstance(payload.get("id"), (str, int, type(None))):
+        raise RpcError(INVALID_REQUEST, "The id must be a string, an integer or null.")
+    return payload
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _dispatch(request, payload):
+    if payload["method"] != "SendMessage":
+        raise RpcError(METHOD_NOT_FOUND, f"Method {payload['method']!r} not found; this agent serves SendMessage.")
+    version = request.headers.get("A2A-Version", "")
+    if version and not version.startswith(SUPPORTED_VERSION):
+        raise RpcError(VERSION_NOT_SUPPORTED, f"A2A version {version} is not supported; use 1.0.")
+    message = _message(payload.get("params"))
+    skill, skill_input = _skill_call(message)
+    config = current_config()
+    capability = find_capability(config, skill)
+    if capability is None:
+        raise RpcError(INVALID_PARAMS, f"No skill {skill!r}; see the skills of /.well-known/agent-card.json.")
+    try:
+        data = invoke_capability(config, capability, skill_input, token_from_headers(request), request_origin(request))
+    except CapabilityError as error:
+        raise _refusal(error) from None
+    return {"message": _answer(message, data)}
+
+
+def _message(params):
+    message = params.get("message") if isinstance(params, dict) else None
+    if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
+        raise RpcError(INVALID_PARAMS, "params.message with parts is required.")
+    return message
+
+
+def _skill_call(message):
+    """(skill, input) from the first data part of the message."""
+    data = next((p["data"] for p in message["parts"] if isinstance(p, dict) and "data" in p), None)
+    if not isinstance(data, dict) or not isinstance(data.get("skill"), str):
+        raise RpcError(INVALID_PARAMS, 'Send a data part {"skill": "<skill id>", "input": {<parameters>}}.')
+    skill_input = data.get("input", {})
+    if not isinstance(skill_input, dict):
+        raise RpcError(INVALID_PARAMS, "The input of the data part must be a JSON object.",
+                       {"code": "invalid_params", "fields": {"input": "Must be a JSON object."}})
+    return data["skill"], skill_input
+
+
+def _refusal(error):
+    data = {"status": error.status, "code": error.code}
+    if error.fields:
+        data["fields"] = error.fields
+    if error.status == 501:
+        code = UNSUPPORTED_OPERATION
+    else:
+        code = INTERNAL_ERROR if error.status >= 500 else INVALID_PARAMS
+    status = error.status if error.status in HTTP_LEVEL_STATUSES else 200
+    return RpcError(code, error.message, data, status, error.headers)
+
+
+def _answer(message, data):
+    answer = {
+        "messageId": uuid.uuid4().hex,
+        "role": "ROLE_AGENT",
+        "parts": [{"data": data, "mediaType": "application/json"}],
+    }
+    if isinstance(message.get("contextId"), str):
+        answer["contextId"] = message["contextId"]
+    return answer
+
+
+def _error_response(request_id, error):
+    body = {"code": error.code, "message": error.message}
+    if error.data is not None:
+        body["data"] = error.data
+    return json_response({"jsonrpc": "2.0", "id": request_id, "error": body}, error.status, error.headers)

@@ -1,0 +1,59 @@
+"""What the interop documents share: where each one lives, the site's base URL, names."""
+import re
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+AGENTS_TXT_PATH = "/.well-known/agents.txt"
+AGENTS_JSON_PATH = "/.well-known/agents.json"
+LLMS_TXT_PATH = "/llms.txt"
+PACTSPEC_PATH = "/.well-known/pactspec.json"
+AGENT_CARD_PATH = "/.well-known/agent-card.json"
+OPENAPI_PATH = "/.well-known/agents/openapi.json"
+# Outside /.well-known/agents/api, which the agent API claims whole.
+A2A_RPC_PATH = "/.well-known/agents/a2a"
+PACTSPEC_INVOKE_PATH = "/.well-known/agents/pactspec"
+
+JSON_MEDIA_TYPE = "application/json"
+
+
+def site_base(config, origin):
+    """The canonical site URL, or the origin the request arrived on."""
+    return config.site.url or origin
+
+
+def document_version(config):
+    """Semantic version of what the documents describe: it moves with every configuration change."""
+    return f"1.0.{config.revision}"
+
+
+def slug(text, fallback):
+    """Lowercase letters, digits and single hyphens (PactSpec ids, URN parts)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or fallback
+
+
+def skill_title(capability):
+    """A human-readable name for a capability: cart.add → Cart add."""
+    return re.sub(r"[._]+", " ", capability.name).capitalize()
+
+
+def skill_description(capability):
+    return capability.description or f"The {capability.name} capability."
+
+
+def skill_tags(capability):
+    """The name's first part (cart.add → cart), read-only or write, session, human-handoff."""
+    tags = [capability.name.split(".")[0], "read-only" if capability.method == "GET" else "write"]
+    if capability.requires_session:
+        tags.append("session")
+    if capability.human_handoff:
+        tags.append("human-handoff")
+    return tags
+
+
+def is_email(value):
+    try:
+        validate_email(value)
+    except ValidationError:
+        return False
+    return True

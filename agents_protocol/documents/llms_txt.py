@@ -1,0 +1,149 @@
+"""/llms.txt in the shape of seed 001, readable by the `llms-txt` parser.
+
+The llms.txt format allows no headings before its link sections (`## …`, which hold
+only `- [title](url): notes` lines), so seed 001's sections become bold-labelled
+blocks: quick start, capability table, sessions, auth, flows, limits, errors. The link
+sections point to agents.txt, agents.json, the docs and the other dialects.
+"""
+from .interop import (
+    AGENT_CARD_PATH,
+    AGENTS_JSON_PATH,
+    AGENTS_TXT_PATH,
+    OPENAPI_PATH,
+    PACTSPEC_PATH,
+    site_base,
+)
+
+ERRORS = (
+    ("400", "bad request: read `error` and `fields`, fix the parameters"),
+    ("401", "session missing, invalid or expired: create a new session"),
+    ("404", "unknown item or endpoint"),
+    ("405", "wrong method: see the `Allow` header"),
+    ("413", "body too large"),
+    ("415", "send parameters as a JSON object with `Content-Type: application/json`"),
+    ("429", "rate limited: wait `Retry-After` seconds"),
+    ("500", "server error: retry with backoff (at most 3 times), quote `X-Request-ID`"),
+    ("503", "the shop's backend is down: wait `Retry-After` seconds"),
+)
+
+
+def build_llms_txt(config, origin):
+    base = site_base(config, origin)
+    blocks = [
+        f"# {config.site.name}",
+        f"> {_summary(config)}. Agents discover its capabilities in agents.txt and agents.json "
+        "and call them over a typed HTTP API with sessions.",
+        _quick_start(config, base),
+        _capabilities(config),
+        _sessions(config),
+        _auth(),
+    ]
+    if config.flows:
+        blocks.append(_flows(config))
+    blocks += [_limits(config), _errors(), _links(config, base)]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _summary(config):
+    return (config.site.description or "A shop that AI agents can use").rstrip(".")
+
+
+def _quick_start(config, base):
+    return "\n".join([
+        "**Quick start for agents**",
+        "",
+        f"1. Fetch `{base}{AGENTS_JSON_PATH}` to discover the capabilities.",
+        "2. Each capability has a `name`, `endpoint`, `method` and `params`: GET sends them in the query "
+        "string, other methods as a JSON object body. `:name` segments in an endpoint are path parameters.",
+        f"3. For capabilities with Session `yes`, first `POST {config.session.create_endpoint}`.",
+        "4. Send its `session_token` as `Authorization: Bearer <token>`.",
+        '5. All responses: `{ "ok": true, "data": ... }` or `{ "ok": false, "error": "...", "code": "..." }`.',
+    ])
+
+
+def _capabilities(config):
+    rows = [
+        "**Capabilities**",
+        "",
+        "| Name | Method | Endpoint | Session | Description |",
+        "|------|--------|----------|---------|-------------|",
+    ]
+    for capability in config.enabled_capabilities:
+        session = "yes" if capability.requires_session else "no"
+        rows.append(
+            f"| {capability.name} | {capability.method} | {capability.endpoint} | {session} | "
+            f"{_cell(_describe(capability))} |"
+        )
+    return "\n".join(rows)
+
+
+def _describe(capability):
+    text = capability.description
+    if capability.params:
+        names = ", ".join(f"`{p.name}`" + ("" if p.required else "?") for p in capability.params)
+        text = f"{text}; params: {names}" if text else f"Params: {names}"
+    if capability.human_handoff:
+        text += "; human handoff: give the returned URL to your human"
+    return text
+
+
+def _cell(text):
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _sessions(config):
+    session = config.session
+    return "\n".join([
+        "**Session lifecycle**",
+        "",
+        f"- `POST {session.create_endpoint}` → `{{ session_token, session_id, expires_at, capabilities }}`; "
+        "optional body `{ agent_name, agent_version, purpose }`.",
+        f"- `DELETE {session.delete_endpoint}` with the token → `{{ ended: true, session_id, audit_url }}`.",
+        f"- Sessions expire {session.ttl_seconds} seconds after creation; activity does not extend them.",
+    ])
+
+
+def _auth():
+    return "\n".join([
+        "**Auth**",
+        "",
+        "- `Authorization: Bearer <session_token>` (preferred)",
+        "- `X-Session-Token: <session_token>` (alternative)",
+        "- Only required for capabilities with Session `yes`.",
+    ])
+
+
+def _flows(config):
+    lines = ["**Suggested flows**", ""]
+    lines += [f"- `{f.name}`: {' → '.join(f.steps)}. {_cell(f.description)}".rstrip() for f in config.flows]
+    return "\n".join(lines)
+
+
+def _limits(config):
+    limits = config.rate_limit
+    return (
+        f"**Limits**: {limits.requests_per_minute} requests per minute; "
+        f"at most {limits.max_sessions} live sessions per agent."
+    )
+
+
+def _errors():
+    lines = ["**Error handling**", ""]
+    lines += [f"- {status}: {meaning}" for status, meaning in ERRORS]
+    return "\n".join(lines)
+
+
+def _links(config, base):
+    docs = [
+        f"- [agents.txt]({base}{AGENTS_TXT_PATH}): the plain-text discovery file",
+        f"- [agents.json]({base}{AGENTS_JSON_PATH}): every capability with its endpoint, method, "
+        "parameters and session needs",
+        f"- [OpenAPI]({base}{OPENAPI_PATH}): the whole agent API as an OpenAPI 3.1 document",
+    ]
+    if config.site.docs_url:
+        docs.append(f"- [Documentation]({config.site.docs_url}): the site's documentation for agents")
+    optional = [
+        f"- [PactSpec]({base}{PACTSPEC_PATH}): the capabilities as PactSpec v1 skills",
+        f"- [A2A Agent Card]({base}{AGENT_CARD_PATH}): the capabilities as A2A skills over JSON-RPC",
+    ]
+    return "## Docs\n\n" + "\n".join(docs) + "\n\n## Optional\n\n" + "\n".join(optional)

@@ -1,0 +1,199 @@
+"""An OpenAPI 3.1 document of the whole agent API, from the same configuration as agents.json.
+
+Every enabled capability at its configured path and method (`:id` → `{id}`), the session
+endpoints, the bearer session token, the envelope around every answer and the error
+responses. GET and DELETE take parameters in the query string, other methods a JSON
+object body; path parameters come from the endpoint template.
+"""
+from ..api.session_params import SESSION_CREATE_PARAMS
+from ..sessions import AGENT_FIELDS
+from .interop import AGENTS_JSON_PATH, document_version, is_email, site_base
+from .schemas import ERROR, object_schema, output_schema, param_schema, success_envelope
+
+OPENAPI_VERSION = "3.1.0"
+QUERY_METHODS = ("GET", "DELETE")
+SESSION_SECURITY = [{"bearerSession": []}, {"sessionTokenHeader": []}, {"agentSessionHeader": []}]
+ERROR_RESPONSES = {
+    "BadRequest": "Invalid parameters or request (`invalid_params` comes with `fields`)",
+    "Unauthorized": "Session missing, invalid, expired or ended: create a new session",
+    "NotFound": "Unknown item, category or endpoint",
+    "PayloadTooLarge": "The request body is too large",
+    "UnsupportedMediaType": "The body is not a JSON object sent as application/json",
+    "TooManyRequests": "Rate limit or session limit reached; wait Retry-After seconds",
+    "NotImplemented": "This capability has no handler on this site yet",
+    "Error": "Any other refusal or failure, in the same envelope",
+}
+HEADERS = {
+    "Unauthorized": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+    "TooManyRequests": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+}
+SESSION_CREATED = {
+    "type": "object",
+    "required": ["session_token", "session_id", "expires_at", "ttl_seconds", "capabilities"],
+    "properties": {
+        "session_token": {"type": "string", "description": "Send as Authorization: Bearer <token>"},
+        "session_id": {"type": "string", "description": "Public id, used in the audit URL"},
+        "expires_at": {"type": "string", "format": "date-time"},
+        "ttl_seconds": {"type": "integer"},
+        "capabilities": {"type": "array", "items": {"type": "string"}},
+    },
+}
+SESSION_ENDED = {
+    "type": "object",
+    "required": ["ended", "session_id", "ended_at", "audit_url"],
+    "properties": {
+        "ended": {"const": True},
+        "session_id": {"type": "string"},
+        "ended_at": {"type": "string", "format": "date-time"},
+        "audit_url": {"type": ["string", "null"], "description": "Where the audit artifact is, when audit is on"},
+    },
+}
+
+
+def build_openapi(config, origin):
+    base = site_base(config, origin)
+    paths = {}
+    for capability in config.enabled_capabilities:
+        _path_item(paths, capability.endpoint)[capability.method.lower()] = _operation(capability)
+    _path_item(paths, config.session.create_endpoint)["post"] = _session_create()
+    _path_item(paths, config.session.delete_endpoint)["delete"] = _session_delete()
+    return {
+        "openapi": OPENAPI_VERSION,
+        "info": _info(config, base),
+        "servers": [{"url": base}],
+        "paths": paths,
+        "components": _components(config),
+    }
+
+
+def openapi_path(template):
+    return "/".join(f"{{{s[1:]}}}" if s.startswith(":") else s for s in template.split("/"))
+
+
+def _path_item(paths, template):
+    return paths.setdefault(openapi_path(template), {})
+
+
+def _info(config, base):
+    info = {
+        "title": f"{config.site.name} agent API",
+        "version": document_version(config),
+        "description": (
+            f"The agents protocol API of {config.site.name}, as declared in {base}{AGENTS_JSON_PATH}. "
+            'Every answer is the envelope {"ok": true, "data": …} or '
+            '{"ok": false, "error": "<sentence>", "code": "<machine code>", "fields"?: {…}}.'
+        ),
+    }
+    contact = config.site.contact
+    if contact:
+        info["contact"] = {"email": contact} if is_email(contact) else {"url": contact}
+    return info
+
+
+def _operation(capability):
+    path_names = _path_names(capability.endpoint)
+    path_params = [_path_parameter(name, capability.params) for name in path_names]
+    other_params = [p for p in capability.params if p.name not in path_names]
+    operation = {
+        "operationId": capability.name,
+        "summary": capability.description or capability.name,
+        "tags": [capability.name.split(".")[0]],
+    }
+    if capability.human_handoff:
+        operation["description"] = "Returns a URL for a human to complete; agents must not follow it."
+    if capability.method in QUERY_METHODS:
+        operation["parameters"] = path_params + [_query_parameter(p) for p in other_params]
+    else:
+        operation["parameters"] = path_params
+        operation["requestBody"] = _json_body(object_schema(other_params), any(p.required for p in other_params))
+    if capability.requires_session:
+        operation["security"] = SESSION_SECURITY
+    operation["responses"] = {
+        "200": _success("The capability's data", output_schema(capability)),
+        **_errors(capability.method, capability.requires_session),
+    }
+    return operation
+
+
+def _path_names(template):
+    return [s[1:] for s in template.split("/") if s.startswith(":")]
+
+
+def _path_parameter(name, params):
+    declared = next((p for p in params if p.name == name), None)
+    schema = param_schema(declared) if declared else {"type": "string"}
+    return {"name": name, "in": "path", "required": True, "schema": schema}
+
+
+def _query_parameter(param):
+    parameter = {"name": param.name, "in": "query", "required": param.required, "schema": param_schema(param)}
+    if param.description:
+        parameter["description"] = param.description
+    return parameter
+
+
+def _json_body(schema, required):
+    return {"required": required, "content": {"application/json": {"schema": schema}}}
+
+
+def _success(description, data_schema):
+    return {"description": description, "content": {"application/json": {"schema": success_envelope(data_schema)}}}
+
+
+def _errors(method, requires_session):
+    names = {"400": "BadRequest", "404": "NotFound", "429": "TooManyRequests"}
+    if requires_session:
+        names["401"] = "Unauthorized"
+    if method != "GET":
+        names.update({"413": "PayloadTooLarge", "415": "UnsupportedMediaType"})
+    names.update({"501": "NotImplemented", "default": "Error"})
+    return {status: {"$ref": f"#/components/responses/{name}"} for status, name in names.items()}
+
+
+def _session_create():
+    body = object_schema(SESSION_CREATE_PARAMS)
+    for name, length in AGENT_FIELDS.items():
+        body["properties"][name]["maxLength"] = length
+    return {
+        "operationId": "session.create",
+        "summary": "Create a session; its token authorizes the capabilities that need one",
+        "tags": ["session"],
+        "requestBody": _json_body(body, False),
+        "responses": {
+            "201": _success("The new session", SESSION_CREATED),
+            **_errors("POST", False),
+        },
+    }
+
+
+def _session_delete():
+    return {
+        "operationId": "session.delete",
+        "summary": "End the session of the token sent",
+        "tags": ["session"],
+        "security": SESSION_SECURITY,
+        "responses": {"200": _success("The ended session", SESSION_ENDED), **_errors("DELETE", True)},
+    }
+
+
+def _components(config):
+    return {
+        "schemas": {"Error": ERROR},
+        "responses": {
+            name: {
+                "description": description,
+                **({"headers": HEADERS[name]} if name in HEADERS else {}),
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            }
+            for name, description in ERROR_RESPONSES.items()
+        },
+        "securitySchemes": {
+            "bearerSession": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": f"The session_token from POST {config.session.create_endpoint}",
+            },
+            "sessionTokenHeader": {"type": "apiKey", "in": "header", "name": "X-Session-Token"},
+            "agentSessionHeader": {"type": "apiKey", "in": "header", "name": "X-Agent-Session"},
+        },
+    }

@@ -1,0 +1,118 @@
+"""JSON Schemas for what a capability takes and returns, shared by PactSpec, A2A and OpenAPI.
+
+Inputs come from the configured parameter descriptors. Outputs are what the protocol
+promises for the built-in capabilities (see builtin_handlers.py and DESIGN.md); a shop's
+items carry more fields than these schemas require, which they allow. A capability
+with a shop's own handler returns whatever that handler returns.
+"""
+ITEM = {
+    "type": "object",
+    "required": ["id", "name"],
+    "properties": {
+        "id": {"type": "string", "description": "Item ID, for detail and cart capabilities"},
+        "name": {"type": "string"},
+        "price": {"type": "number", "description": "Price set by the shop, with two decimals"},
+        "currency": {"type": "string"},
+        "url": {"type": "string", "format": "uri", "description": "The item's page, for humans"},
+    },
+}
+COUNTS = {"total": {"type": "integer", "minimum": 0}, "page": {"type": "integer"}, "limit": {"type": "integer"}}
+CART = {
+    "type": "object",
+    "required": ["items", "subtotal", "currency", "cart_size"],
+    "properties": {
+        "items": {"type": "array", "items": {"type": "object"}},
+        "subtotal": {"type": "number"},
+        "currency": {"type": "string"},
+        "cart_size": {"type": "integer", "minimum": 0, "description": "Number of lines"},
+    },
+}
+CART_LINE_CHANGE = {
+    "type": "object",
+    "required": ["item_id", "quantity", "cart_size", "cart"],
+    "properties": {
+        "item_id": {"type": "string"},
+        "quantity": {"type": "integer", "minimum": 0, "description": "The line's quantity now"},
+        "cart_size": {"type": "integer", "minimum": 0},
+        "cart": CART,
+    },
+}
+HANDOFF = {
+    "type": "object",
+    "required": ["checkout_url", "human_handoff", "expires_at", "message"],
+    "properties": {
+        "checkout_url": {"type": "string", "format": "uri", "description": "For the human; do not follow it"},
+        "human_handoff": {"const": True},
+        "expires_at": {"type": "string", "format": "date-time"},
+        "order_id": {"type": "string"},
+        "message": {"type": "string"},
+    },
+}
+BUILTIN_OUTPUTS = {
+    "search": {
+        "type": "object",
+        "required": ["results", "total", "page", "limit"],
+        "properties": {"results": {"type": "array", "items": ITEM}, **COUNTS},
+    },
+    "browse": {
+        "type": "object",
+        "required": ["items", "total", "page", "limit"],
+        "properties": {"items": {"type": "array", "items": ITEM}, **COUNTS},
+    },
+    "detail": ITEM,
+    "cart.add": CART_LINE_CHANGE,
+    "cart.view": CART,
+    "cart.update": CART_LINE_CHANGE,
+    "cart.remove": CART_LINE_CHANGE,
+    "checkout": HANDOFF,
+    "contact": {"type": "object", "description": "The shop's acknowledgement"},
+}
+
+ERROR = {
+    "type": "object",
+    "required": ["ok", "error", "code"],
+    "properties": {
+        "ok": {"const": False},
+        "error": {"type": "string", "minLength": 1, "description": "A sentence saying what to do"},
+        "code": {"type": "string", "description": "Stable machine-readable code, e.g. invalid_params"},
+        "fields": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Per-parameter problems"},
+    },
+}
+
+
+def param_schema(param):
+    schema = {"type": param.type}
+    if param.description:
+        schema["description"] = param.description
+    if param.default is not None:
+        schema["default"] = param.default
+    if param.enum is not None:
+        schema["enum"] = list(param.enum)
+    if param.items is not None:
+        schema["items"] = param.items
+    return schema
+
+
+def object_schema(params):
+    """An object with one property per parameter; unknown properties are ignored by the API."""
+    schema = {"type": "object", "properties": {p.name: param_schema(p) for p in params}}
+    required = [p.name for p in params if p.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def input_schema(capability):
+    return object_schema(capability.params)
+
+
+def output_schema(capability):
+    return BUILTIN_OUTPUTS.get(capability.name, {"description": f"Data returned by this site's {capability.name} handler"})
+
+
+def success_envelope(data_schema):
+    return {
+        "type": "object",
+        "required": ["ok", "data"],
+        "properties": {"ok": {"const": True}, "data": data_schema},
+    }

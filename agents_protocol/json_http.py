@@ -1,0 +1,50 @@
+"""JSON answers of the interop endpoints (PactSpec skills, A2A JSON-RPC): CORS, never cached."""
+import logging
+
+import simplejson
+from django.http import HttpResponse
+
+from .conf import get_setting
+from .cors import allow_any_origin
+from .errors import CapabilityError
+
+logger = logging.getLogger("agents_protocol.interop")
+
+
+def json_response(payload, status=200, headers=None):
+    body = simplejson.dumps(payload, use_decimal=True, ensure_ascii=False, separators=(",", ":"))
+    response = HttpResponse(body, status=status, content_type="application/json")
+    for name, value in (headers or {}).items():
+        response[name] = value
+    response["Cache-Control"] = "no-store"
+    return allow_any_origin(response)
+
+
+def envelope_error(error):
+    """The protocol's error envelope for a CapabilityError, with its status and headers."""
+    body = {"ok": False, "error": error.message, "code": error.code}
+    if error.fields:
+        body["fields"] = error.fields
+    return json_response(body, error.status, error.headers)
+
+
+def internal_error(where):
+    logger.exception("Unexpected error in %s", where)
+    return envelope_error(CapabilityError(500, "internal_error", "Something went wrong on our side; retry with backoff."))
+
+
+def method_not_allowed(allowed):
+    return envelope_error(CapabilityError(
+        405, "method_not_allowed", f"Use {' or '.join(allowed)} here.", headers={"Allow": ", ".join([*allowed, "OPTIONS"])}
+    ))
+
+
+def read_body(request):
+    """The raw body, refusing one larger than MAX_BODY_BYTES with a 413 CapabilityError."""
+    limit = get_setting("MAX_BODY_BYTES")
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if not declared.isdigit():
+        raise CapabilityError(400, "invalid_request", "The Content-Length header is not a number.")
+    if int(declared) > limit:
+        raise CapabilityError(413, "payload_too_large", f"The request body must be at most {limit} bytes.")
+    return request.body
