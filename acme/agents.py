@@ -74,6 +74,18 @@ def cart_data(session):
     }
 
 
+def order_summary(order):
+    return {
+        "order_id": order.number,
+        "status": order.current_status.value,
+        "subtotal": order.subtotal,
+        "currency": order.currency,
+        "created": iso_utc(order.created),
+        "expires_at": iso_utc(order.expires_at),
+        "confirmed_at": iso_utc(order.confirmed_at),
+    }
+
+
 def line_result(session, item_id, quantity, **extra):
     cart = cart_data(session)
     return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
@@ -124,6 +136,14 @@ class AcmeProvider:
             )
         url = context.absolute_url(reverse("cart:handoff", kwargs={"token": token}))
         return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.number)
+
+    def order_status(self, context: CallContext, order_id):
+        if order_id is None:
+            return {"orders": [order_summary(order) for order in cart_selectors.session_orders(context.session)]}
+        order = cart_selectors.find_session_order(context.session, order_id)
+        if order is None:
+            raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")
+        return order_summary(order)
 
     def contact(self, context: CallContext, name, email, message):
         stored = ContactMessage.objects.create(name=name, email=email, message=message, agent_session=context.session)

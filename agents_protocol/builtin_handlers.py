@@ -1,5 +1,5 @@
-"""Handlers for seed 001's nine capabilities. Each checks the rules its capability adds
-to the declared descriptors, calls the shop's provider, and shapes the answer."""
+"""Handlers for seed 001's nine capabilities and order.status. Each checks the rules its
+capability adds to the declared descriptors, calls the shop's provider, and shapes the answer."""
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
@@ -99,6 +99,11 @@ def checkout(call):
         "order_id": handoff.order_id,
         "message": HANDOFF_MESSAGE,
     }
+
+
+@register("order.status")
+def order_status(call):
+    return call.provider.order_status(call.context, call.params.get("order_id") or None)
 
 
 @register("contact")

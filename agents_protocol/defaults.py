@@ -1,4 +1,4 @@
-"""The protocol's default configuration: seed 001's nine capabilities and the purchase flow.
+"""The protocol's default configuration: seed 001's nine capabilities, order.status and the purchase flow.
 
 Written in the `manage.py agents_config export` format. Migration 0002 installs it on a
 fresh database; changing it later needs a new data migration for existing installs.
@@ -61,6 +61,13 @@ DEFAULT_CAPABILITIES = [
         "checkout", "POST", "/checkout",
         "Freeze the cart and get a URL for the human to review and pay; do not follow it yourself",
         session=True, handoff=True,
+    ),
+    _capability(
+        "order.status", "GET", "/order/status",
+        "See whether your human completed checkout: pending, confirmed, declined, expired or cancelled",
+        {"order_id": {"type": "string", "required": False,
+                      "description": "One order's id (from checkout); omit it to list this session's orders"}},
+        session=True,
     ),
     _capability("contact", "POST", "/contact", "Send a message to the shop", {
         "name": {"type": "string", "required": True, "description": "Your name, 1 to 200 characters"},
