@@ -195,18 +195,10 @@ def cancel_order(order):
 
 def expire_if_overdue(order):
     """Record the expiry of an open order past its deadline (readers already see it as expired)."""
-    _expire(Order.objects.filter(pk=order.pk))
-    order.refresh_from_db()
-
-
-def expire_overdue_orders(agent_session):
-    _expire(Order.objects.filter(agent_session=agent_session))
-
-
-def _expire(orders):
-    orders.filter(status__in=Order.OPEN_STATUSES, expires_at__lte=timezone.now()).update(
+    Order.objects.filter(pk=order.pk, status__in=Order.OPEN_STATUSES, expires_at__lte=timezone.now()).update(
         status=Order.Status.EXPIRED
     )
+    order.refresh_from_db()
 
 
 def _lock_open_order(order):

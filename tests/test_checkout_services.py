@@ -210,18 +210,6 @@ def test_a_confirmed_order_past_its_deadline_stays_confirmed(order):
     assert order.current_status == order.status == Order.Status.CONFIRMED
 
 
-def test_expire_overdue_orders_marks_only_that_sessions_open_orders(order, mug):
-    other_session = make_agent_session()
-    services.add_item(other_session, "speckled-mug", 1)
-    other_order, _token = services.start_checkout(other_session)
-    Order.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
-
-    services.expire_overdue_orders(order.agent_session)
-
-    assert Order.objects.get(pk=order.pk).status == Order.Status.EXPIRED
-    assert Order.objects.get(pk=other_order.pk).status == Order.Status.PENDING
-
-
 def test_handoff_lines_flag_what_stock_no_longer_covers(order, mug):
     Product.objects.filter(pk=mug.pk).update(stock=1)
     lines = {item.line.product_public_id: item for item in selectors.handoff_lines(order)}
