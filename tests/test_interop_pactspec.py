@@ -1,0 +1,178 @@
+"""/.well-known/pactspec.json: valid PactSpec v1, examples from real answers, invocable skills,
+and generated test suites that the official PactSpec CLI runs green against the live server."""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pactspec
+import pytest
+import requests
+from jsonschema import Draft202012Validator, FormatChecker
+
+from agents_protocol.capabilities import register, unregister
+from agents_protocol.models import Capability
+from catalog.demo import load_demo_catalog
+from tests.api_client import AgentClient, ok_data
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI_PROJECT = ROOT / "tools" / "pactspec"
+SEED_003 = ROOT.parent / "shared" / "seeds" / "003_ac903e7fa75deb5d.txt"
+PACKAGE_SCHEMA = Path(pactspec.__file__).parent / "schema.json"
+# The seed sits beside the repository in CI (../shared); the package's own copy always ships.
+SCHEMAS = {"pactspec-package": PACKAGE_SCHEMA, **({"seed-003": SEED_003} if SEED_003.exists() else {})}
+INVOKE = "/.well-known/agents/pactspec"
+
+
+@pytest.fixture
+def spec(live_server):
+    load_demo_catalog()
+    response = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10)
+    assert response.status_code == 200
+    return response.json()
+
+
+def skills_by_id(spec):
+    return {skill["id"]: skill for skill in spec["skills"]}
+
+
+def post(live_server, path, body, **headers):
+    return requests.post(f"{live_server.url}{path}", json=body, headers=headers, timeout=10, allow_redirects=False)
+
+
+def test_validates_with_the_pactspec_sdk(spec):
+    result = pactspec.validate_spec(spec)
+    assert result.valid, result.errors
+
+
+@pytest.mark.parametrize("schema_path", SCHEMAS.values(), ids=SCHEMAS.keys())
+def test_validates_with_draft_2020_12_and_format_checks(spec, schema_path):
+    schema = json.loads(schema_path.read_text())
+    errors = list(Draft202012Validator(schema, format_checker=FormatChecker()).iter_errors(spec))
+    assert errors == []
+
+
+def test_one_free_skill_per_enabled_capability_with_a_test_suite(spec, live_server):
+    capabilities = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()["capabilities"]
+    assert [s["id"] for s in spec["skills"]] == [c["name"].replace(".", "-") for c in capabilities]
+    assert spec["id"] == f"urn:pactspec:localhost-{live_server.url.rsplit(':', 1)[1]}:acme-ceramics"
+    assert spec["endpoint"] == {"url": f"{live_server.url}{INVOKE}", "auth": {"type": "bearer"}}
+    assert spec["provider"]["contact"] == "support@acmeceramics.example.com"
+    for skill in spec["skills"]:
+        assert skill["pricing"] == {"model": "free", "amount": 0, "currency": "USD", "protocol": "none"}
+        assert skill["testSuite"] == {"url": f"{live_server.url}{INVOKE}/{skill['id']}/tests.json",
+                                      "type": "http-roundtrip"}
+    add = skills_by_id(spec)["cart-add"]["inputSchema"]
+    assert add["required"] == ["item_id"]
+    assert add["properties"]["quantity"] == {"type": "integer", "description": "Quantity to add", "default": 1}
+
+
+def test_examples_are_real_answers_and_fit_their_schemas(spec, live_server):
+    examples = {s["id"]: s["examples"] for s in spec["skills"] if "examples" in s}
+    assert set(examples) == {"search", "browse", "detail"}
+    skills = skills_by_id(spec)
+    for skill_id, [example] in examples.items():
+        skill = skills[skill_id]
+        Draft202012Validator(skill["inputSchema"], format_checker=FormatChecker()).validate(example["input"])
+        Draft202012Validator(skill["outputSchema"], format_checker=FormatChecker()).validate(example["expectedOutput"])
+        # The example is what the site answers for that input, through the skill and through the API.
+        answer = post(live_server, f"{INVOKE}/{skill_id}", example["input"])
+        assert answer.status_code == 200 and answer.json() == example["expectedOutput"]
+    detail_id = examples["detail"][0]["input"]["id"]
+    api = AgentClient(live_server.url).get(f"/.well-known/agents/api/detail/{detail_id}")
+    assert ok_data(api) == examples["detail"][0]["expectedOutput"]
+    assert examples["browse"][0]["expectedOutput"]["items"][0]["id"] == detail_id
+
+
+def test_skills_are_invoked_by_post_through_the_dispatcher_and_per_skill_urls(spec, live_server):
+    item = skills_by_id(spec)["detail"]["examples"][0]["input"]["id"]
+    via_dispatcher = post(live_server, INVOKE, {"skill": "detail", "input": {"id": item}})
+    via_skill_url = post(live_server, f"{INVOKE}/detail", {"id": item})
+    assert via_dispatcher.status_code == via_skill_url.status_code == 200
+    assert via_dispatcher.json() == via_skill_url.json()
+    assert via_dispatcher.headers["Access-Control-Allow-Origin"] == "*"
+
+    shopper = AgentClient(live_server.url)
+    token = shopper.start_session()["session_token"]
+    added = post(live_server, f"{INVOKE}/cart-add", {"item_id": item, "quantity": 2}, Authorization=f"Bearer {token}")
+    assert added.status_code == 200, added.text
+    Draft202012Validator(skills_by_id(spec)["cart-add"]["outputSchema"], format_checker=FormatChecker()).validate(
+        added.json())
+    assert shopper.cart()["items"][0]["quantity"] == 2  # the same session, seen through the agent API
+
+
+def test_refusals_use_the_protocol_envelope(spec, live_server):
+    missing = post(live_server, f"{INVOKE}/detail", {})
+    assert missing.status_code == 400 and missing.json()["fields"] == {"id": "This parameter is required."}
+    unknown_skill = post(live_server, INVOKE, {"skill": "teleport", "input": {}})
+    assert unknown_skill.status_code == 400 and unknown_skill.json()["code"] == "unknown_skill"
+    no_such_url = post(live_server, f"{INVOKE}/teleport", {})
+    assert no_such_url.status_code == 404 and no_such_url.json()["code"] == "not_found"
+    no_session = post(live_server, f"{INVOKE}/cart-view", {})
+    assert no_session.status_code == 401 and no_session.json()["code"] == "session_required"
+    not_json = requests.post(f"{live_server.url}{INVOKE}/detail", data="id=1", timeout=10,
+                             headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert not_json.status_code == 415 and not_json.json()["ok"] is False
+    wrong_method = requests.get(f"{live_server.url}{INVOKE}/detail", timeout=10)
+    assert wrong_method.status_code == 405 and wrong_method.headers["Allow"] == "POST, OPTIONS"
+
+
+def test_clashing_skill_ids_get_a_suffix_and_still_reach_their_capability(live_server):
+    register("cart_add", lambda call: {"handled_by": "cart_add"})
+    try:
+        Capability.objects.create(name="cart_add", endpoint="/.well-known/agents/api/cart/add-too", method="POST",
+                                  position=30)
+        spec = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10).json()
+        assert [s["id"] for s in spec["skills"]].count("cart-add") == 1
+        assert skills_by_id(spec)["cart-add-2"]["name"] == "Cart add"
+        assert post(live_server, f"{INVOKE}/cart-add-2", {}).json() == {"handled_by": "cart_add"}
+    finally:
+        unregister("cart_add")
+
+
+def test_generated_suites_have_a_happy_path_where_one_can_run_and_a_400_case(spec, live_server):
+    suites = {s["id"]: requests.get(s["testSuite"]["url"], timeout=10).json() for s in spec["skills"]}
+    for skill_id, suite in suites.items():
+        assert suite["version"] == "1.0" and suite["skill"] == skill_id
+        assert 400 in [test["expect"]["status"] for test in suite["tests"]]
+    assert [t["expect"]["status"] for t in suites["search"]["tests"]] == [200, 400]
+    assert [t["expect"]["status"] for t in suites["cart-add"]["tests"]] == [401, 400]
+    assert suites["detail"]["tests"][0]["request"]["body"] == {
+        "skill": "detail", "input": skills_by_id(spec)["detail"]["examples"][0]["input"]}
+
+
+@pytest.fixture(scope="module")
+def pactspec_cli(tmp_path_factory):
+    """The official CLI, installed from the committed lockfile (npm ci) into a scratch folder."""
+    folder = tmp_path_factory.mktemp("pactspec-cli")
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy(CLI_PROJECT / name, folder / name)
+    installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=folder,
+                               capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    return folder / "node_modules" / ".bin" / "pactspec"
+
+
+def run_cli(cli, *args):
+    return subprocess.run([str(cli), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_the_official_cli_validates_the_document_and_passes_every_suite(spec, pactspec_cli, tmp_path):
+    spec_file = tmp_path / "pactspec.json"
+    spec_file.write_text(json.dumps(spec))
+    validated = run_cli(pactspec_cli, "validate", str(spec_file))
+    assert validated.returncode == 0 and "Valid PactSpec document" in validated.stdout, validated.stderr
+    for skill in spec["skills"]:
+        tested = run_cli(pactspec_cli, "test", str(spec_file), "--skill", skill["id"])
+        assert tested.returncode == 0, tested.stdout + tested.stderr
+        assert f"Running {len(requests.get(skill['testSuite']['url'], timeout=10).json()['tests'])} test" in tested.stdout
+        assert " 0 failed" in tested.stdout
+
+
+def test_the_official_cli_reports_a_suite_that_fails(spec, pactspec_cli, tmp_path):
+    """The CLI really checks the answers: a wrong endpoint makes the same suite fail."""
+    spec["endpoint"]["url"] += "/search"  # every body now goes to the search skill, which wants `q`
+    spec_file = tmp_path / "pactspec.json"
+    spec_file.write_text(json.dumps(spec))
+    tested = run_cli(pactspec_cli, "test", str(spec_file), "--skill", "detail")
+    assert tested.returncode == 1 and "1 failed" in tested.stdout
