@@ -81,6 +81,8 @@ def _closed_page(request, order):
 
 def _review_page(request, token, order, form, *, error=None, status=None):
     order.refresh_from_db()  # a refused service may have left the instance mid-change
+    if not order.is_open:
+        return _closed_page(request, order)
     context = {
         "token": token,
         "order": order,

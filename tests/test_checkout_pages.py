@@ -120,8 +120,9 @@ def test_after_confirmation_the_link_is_read_only(human, mug):
     again = human.confirm(name="Someone Else", shipping_address="Elsewhere")
     cancel = human.post("cancel/")
     reduce = human.post(f"lines/{confirmed.lines.first().pk}/reduce/", quantity="1")
+    bad_reduce = human.post(f"lines/{confirmed.lines.first().pk}/reduce/", quantity="many")
 
-    for response in (again, cancel, reduce):
+    for response in (again, cancel, reduce, bad_reduce):
         assert response.status_code == 200
         assert "your order is confirmed" in response.text
     order = the_order()
