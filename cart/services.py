@@ -155,7 +155,7 @@ def confirm_order(order, customer, *, backend=None):
             _take_stock(order)
             payment = backend.charge(order, customer)
             if not payment.approved:
-                raise PaymentDeclined(payment.message)
+                raise PaymentDeclined(payment.message or "The payment was declined.")
             now = timezone.now()
             _update_order(
                 order, status=Order.Status.CONFIRMED, confirmed_at=now,
@@ -241,7 +241,7 @@ def _take_stock(order):
     Every line is tried so the error names all short lines; the caller's transaction
     rolls back the ones that succeeded.
     """
-    lines = list(order.lines.select_related("product").order_by("product_id"))
+    lines = list(order.lines.order_by("product_id"))
     short = [line for line in lines if not _take_line_stock(line)]
     if short:
         raise HandoffError(" ".join(_shortage_sentence(line) for line in short))

@@ -17,6 +17,11 @@ ADA = Customer(name="Ada Lovelace", email="ada@example.com", shipping_address="1
 DECLINER = Customer(name="Decline Test", email="ada@example.com", shipping_address="1 Loom Lane")
 
 
+class SilentDecliner(PaymentBackend):
+    def charge(self, order, customer):
+        return PaymentResult(approved=False, reference="", message="")
+
+
 class CountingBackend(PaymentBackend):
     def __init__(self):
         self.charged = []
@@ -139,6 +144,12 @@ def test_a_declined_payment_is_recorded_takes_no_stock_and_can_be_retried(order,
     services.confirm_order(order, ADA)
     assert Order.objects.get(pk=order.pk).status == Order.Status.CONFIRMED
     assert stock(mug) == 8
+
+
+def test_a_decline_without_a_message_still_tells_the_human(order):
+    with pytest.raises(services.PaymentDeclined) as excinfo:
+        services.confirm_order(order, ADA, backend=SilentDecliner())
+    assert excinfo.value.message == "The payment was declined."
 
 
 def test_reduce_lowers_a_line_and_the_subtotal(order):
