@@ -2,8 +2,10 @@
 
 Request: a message whose first data part is `{"skill": "<capability name>", "input": {…}}`.
 Answer: `{"message": {…, "role": "ROLE_AGENT", "parts": [{"data": <the capability's data>}]}}`.
-A refusal is a JSON-RPC error carrying the protocol's `code` (and `fields`) in `data`;
-authentication and rate limits are answered at the HTTP level (401, 429), as A2A asks.
+A refusal is a JSON-RPC error whose `data` holds A2A's typed details: a google.rpc
+ErrorInfo (reason: the protocol's code in capitals; metadata: `code`, `status`) and, for
+parameter problems, a google.rpc BadRequest with one field violation per parameter.
+Authentication and rate limits are answered at the HTTP level (401, 429), as A2A asks.
 No tasks are kept: every call completes in its answer.
 """
 import json
@@ -22,6 +24,9 @@ from .views import request_origin
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = -32004, -32009
 HTTP_LEVEL_STATUSES = (401, 429)
+ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
+ERROR_DOMAIN = "agents-protocol"
 SUPPORTED_VERSION = "1."
 
 
@@ -78,7 +83,8 @@ def _dispatch(request, payload):
     config = current_config()
     capability = find_capability(config, skill)
     if capability is None:
-        raise RpcError(INVALID_PARAMS, f"No skill {skill!r}; see the skills of /.well-known/agent-card.json.")
+        raise RpcError(INVALID_PARAMS, f"No skill {skill!r}; see the skills of /.well-known/agent-card.json.",
+                       _details("unknown_skill", 400, {"skill": "Must be the id of a skill in the Agent Card."}))
     try:
         data = invoke_capability(config, capability, skill_input, token_from_headers(request), request_origin(request))
     except CapabilityError as error:
@@ -101,20 +107,46 @@ def _skill_call(message):
     skill_input = data.get("input", {})
     if not isinstance(skill_input, dict):
         raise RpcError(INVALID_PARAMS, "The input of the data part must be a JSON object.",
-                       {"code": "invalid_params", "fields": {"input": "Must be a JSON object."}})
-    return data["skill"], skill_input
+                       _details("invalid_params", 400, {"input": "Must be a JSON object."}))
+    return data["skill"], _whole_numbers(skill_input)
+
+
+def _whole_numbers(value):
+    """A data part is a protobuf Value, whose numbers are doubles: SDK clients send 2 as 2.0.
+
+    Whole doubles become integers again, so integer parameters accept them (a number
+    parameter accepts either).
+    """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    return value
 
 
 def _refusal(error):
-    data = {"status": error.status, "code": error.code}
-    if error.fields:
-        data["fields"] = error.fields
     if error.status == 501:
         code = UNSUPPORTED_OPERATION
     else:
         code = INTERNAL_ERROR if error.status >= 500 else INVALID_PARAMS
     status = error.status if error.status in HTTP_LEVEL_STATUSES else 200
-    return RpcError(code, error.message, data, status, error.headers)
+    return RpcError(code, error.message, _details(error.code, error.status, error.fields), status, error.headers)
+
+
+def _details(code, status, fields=None):
+    """A2A's error details: why (ErrorInfo), and which parameters (BadRequest)."""
+    details = [{
+        "@type": ERROR_INFO_TYPE,
+        "reason": code.upper(),
+        "domain": ERROR_DOMAIN,
+        "metadata": {"code": code, "status": str(status)},
+    }]
+    if fields:
+        violations = [{"field": name, "description": problem} for name, problem in fields.items()]
+        details.append({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations})
+    return details
 
 
 def _answer(message, data):

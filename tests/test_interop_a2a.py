@@ -1,0 +1,204 @@
+"""The A2A Agent Card and its JSON-RPC interface, checked with a2a-sdk's own parser and client."""
+import asyncio
+import json
+import uuid
+from io import StringIO
+
+import pytest
+import requests
+from a2a.client import ClientCallContext, ClientConfig, create_client
+from a2a.client.card_resolver import parse_agent_card
+from a2a.client.errors import A2AClientError
+from a2a.types.a2a_pb2 import AgentCard, Message, Part, Role, SendMessageRequest
+from a2a.utils.errors import InvalidParamsError
+from a2a.utils.proto_utils import validate_proto_required_fields
+from django.core.management import call_command
+from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.struct_pb2 import Value
+from pydantic import BaseModel, ConfigDict
+
+from catalog.demo import load_demo_catalog
+from tests.api_client import API, AgentClient, ok_data
+
+CARD = "/.well-known/agent-card.json"
+RPC = "/.well-known/agents/a2a"
+
+
+@pytest.fixture
+def card(live_server):
+    load_demo_catalog()
+    response = requests.get(f"{live_server.url}{CARD}", timeout=10)
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_card_parses_with_a2a_sdk_and_has_every_required_field(card):
+    parsed = parse_agent_card(json.loads(json.dumps(card)))  # the parser rewrites legacy fields in place
+    validate_proto_required_fields(parsed)
+    strict = ParseDict(card, AgentCard())  # raises on any unknown field or wrong type
+    validate_proto_required_fields(strict)
+    assert strict == parsed  # nothing needed the parser's legacy rewrites
+    assert len(strict.skills) == len(card["skills"]) and strict.supported_interfaces[0].protocol_binding == "JSONRPC"
+
+
+def test_card_declares_the_jsonrpc_interface_skills_and_session_scheme(card, live_server):
+    assert card["supportedInterfaces"] == [
+        {"url": f"{live_server.url}{RPC}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    assert card["name"] == "Acme Ceramics" and card["provider"] == {"organization": "Acme Ceramics",
+                                                                   "url": live_server.url}
+    assert card["documentationUrl"] == f"{live_server.url}/llms.txt"
+    assert card["defaultInputModes"] == card["defaultOutputModes"] == ["application/json"]
+    assert card["securitySchemes"]["session"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
+    declared = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()["capabilities"]
+    assert [s["id"] for s in card["skills"]] == [c["name"] for c in declared]
+    for skill, capability in zip(card["skills"], declared):
+        assert skill["tags"] and skill["examples"]
+        assert json.loads(skill["examples"][0])["skill"] == capability["name"]
+        assert ("securityRequirements" in skill) == capability["requires_session"]
+    search = next(s for s in card["skills"] if s["id"] == "search")
+    assert json.loads(search["examples"][0]) == {"skill": "search", "input": {"q": "Cobalt", "limit": 2}}
+
+
+def send(base_url, skill, skill_input, headers=None):
+    """SendMessage through a2a-sdk's client, which resolves the card and picks the JSON-RPC interface."""
+    async def call():
+        client = await create_client(base_url, client_config=ClientConfig(streaming=False))
+        async with client:
+            part = Part(data=ParseDict({"skill": skill, "input": skill_input}, Value()), media_type="application/json")
+            request = SendMessageRequest(message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER,
+                                                         parts=[part], context_id="ctx-1"))
+            context = ClientCallContext(service_parameters=headers) if headers else None
+            return [response async for response in client.send_message(request, context=context)]
+    return asyncio.run(call())
+
+
+def answer_data(responses):
+    [response] = responses
+    assert response.message.role == Role.ROLE_AGENT and response.message.context_id == "ctx-1"
+    [part] = response.message.parts
+    assert part.media_type == "application/json"
+    return MessageToDict(part)["data"]
+
+
+def test_send_message_invokes_a_skill_and_answers_a_data_part(card, live_server):
+    data = answer_data(send(live_server.url, "search", {"q": "celadon", "limit": 3}))
+    api = ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "celadon", "limit": 3}))
+    assert data == json.loads(json.dumps(api, default=float))  # protobuf numbers are doubles
+    assert data["results"] and data["total"] == api["total"]
+
+
+def test_send_message_uses_the_session_bearer_token(card, live_server):
+    shopper = AgentClient(live_server.url)
+    token = shopper.start_session()["session_token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    item = json.loads(next(s for s in card["skills"] if s["id"] == "detail")["examples"][0])["input"]["id"]
+
+    # The SDK sends numbers as protobuf doubles (2.0): integer parameters still accept them.
+    data = answer_data(send(live_server.url, "cart.add", {"item_id": item, "quantity": 2}, bearer))
+    assert data["item_id"] == item and data["cart_size"] == 1
+    assert shopper.cart()["items"][0]["quantity"] == 2  # the same cart as the agent API's
+
+    with pytest.raises(A2AClientError, match="401"):
+        send(live_server.url, "cart.view", {})
+
+
+def test_refusals_are_json_rpc_errors_with_a2a_details(card, live_server):
+    with pytest.raises(InvalidParamsError) as refused:
+        send(live_server.url, "detail", {})
+    assert refused.value.data == {"code": "invalid_params", "status": "400"}
+    with pytest.raises(InvalidParamsError) as unknown:
+        send(live_server.url, "teleport", {})
+    assert unknown.value.data == {"code": "unknown_skill", "status": "400"}
+
+    raw = requests.post(f"{live_server.url}{RPC}", timeout=10, json={
+        "jsonrpc": "2.0", "id": 7, "method": "SendMessage",
+        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"skill": "detail"}}]}},
+    }).json()
+    assert raw["id"] == 7 and raw["error"]["code"] == -32602
+    assert raw["error"]["data"][1] == {"@type": "type.googleapis.com/google.rpc.BadRequest",
+                                       "fieldViolations": [{"field": "id", "description": "This parameter is required."}]}
+
+
+@pytest.mark.parametrize("body, headers, code", [
+    ("{not json", {}, -32700),
+    ('{"jsonrpc": "1.0", "id": 1, "method": "SendMessage"}', {}, -32600),
+    ('{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {}}', {}, -32601),
+    ('{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}}', {}, -32602),
+    ('{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}}', {"A2A-Version": "0.3"}, -32009),
+])
+def test_malformed_requests_get_json_rpc_errors(live_server, body, headers, code):
+    response = requests.post(f"{live_server.url}{RPC}", data=body, timeout=10,
+                             headers={"Content-Type": "application/json", **headers})
+    assert response.status_code == 200
+    assert response.json()["error"]["code"] == code
+
+
+class RegistrySecurityScheme(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: str
+    location: str | None = None
+    name: str | None = None
+
+
+class RegistrySkill(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    description: str
+    tags: list[str]
+    examples: list[str] | None = None
+    inputModes: list[str] | None = None
+    outputModes: list[str] | None = None
+
+
+class RegistryInterface(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    preferredTransport: str
+    defaultInputModes: list[str]
+    defaultOutputModes: list[str]
+
+
+class RegistryCard(BaseModel):
+    """Seed 004's AgentCard, its required fields required, nothing else allowed."""
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    description: str
+    url: str
+    version: str
+    provider: dict[str, str] | None = None
+    capabilities: dict[str, bool]
+    securitySchemes: list[RegistrySecurityScheme]
+    skills: list[RegistrySkill]
+    interface: RegistryInterface
+    documentationUrl: str | None = None
+
+
+def card_from_command(*args):
+    out = StringIO()
+    call_command("agents_card", *args, stdout=out)
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.django_db
+def test_registry_format_has_every_field_seed_004_requires():
+    card = card_from_command("--format", "registry", "--origin", "https://shop.example")
+    registry = RegistryCard.model_validate(card)
+    assert registry.url == "https://shop.example/.well-known/agents/a2a"
+    assert registry.interface.preferredTransport == "jsonrpc"
+    assert registry.securitySchemes[0].model_dump() == {"type": "apiKey", "location": "header", "name": "Authorization"}
+    assert set(registry.capabilities) == {"streaming", "pushNotifications", "stateTransitionHistory",
+                                          "supportsAuthenticatedExtendedCard"}
+    assert [s.id for s in registry.skills][:3] == ["search", "browse", "detail"]
+    assert all(s.tags and s.name and s.description for s in registry.skills)
+
+
+def test_a2a_format_of_the_command_is_the_served_card(card, live_server):
+    printed = card_from_command("--format", "a2a", "--origin", live_server.url)
+    assert printed == card
+    validate_proto_required_fields(parse_agent_card(printed))
+
+
+@pytest.mark.django_db
+def test_command_needs_an_origin_when_the_site_has_no_url():
+    with pytest.raises(Exception, match="--origin"):
+        card_from_command()
