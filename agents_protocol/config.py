@@ -7,6 +7,8 @@ every process, and nothing else is queried while the configuration is unchanged.
 import threading
 from dataclasses import dataclass
 
+from .audit.keys import public_key_b64
+from .audit.signing import signing_key
 from .models import (
     AuditConfig,
     Capability,
@@ -74,6 +76,7 @@ class RateLimitSpec:
 class AuditSpec:
     enabled: bool
     endpoint: str
+    public_key: str | None = None  # base64 DER SPKI of the current signing key, when enabled
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,13 +113,17 @@ def load_config(revision=None):
         site=SiteSpec(site.name, site.url, site.description, site.contact, site.docs_url),
         session=SessionSpec(session.create_endpoint, session.delete_endpoint, session.ttl_seconds),
         rate_limit=RateLimitSpec(rate_limit.requests_per_minute, rate_limit.max_sessions),
-        audit=AuditSpec(audit.enabled, audit.endpoint),
+        audit=AuditSpec(audit.enabled, audit.endpoint, current_public_key() if audit.enabled else None),
         capabilities=tuple(_capability_spec(c) for c in capabilities),
         flows=tuple(
             FlowSpec(f.name, f.description, tuple(s.capability.name for s in f.steps.all()))
             for f in flows
         ),
     )
+
+
+def current_public_key():
+    return public_key_b64(signing_key().verify_key)
 
 
 def _capability_spec(capability):

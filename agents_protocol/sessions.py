@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from .audit.chain import close_and_seal
 from .errors import CapabilityError
 from .models import AgentSession
 
@@ -17,7 +18,7 @@ def hash_token(raw_token):
     return hashlib.sha256(raw_token.encode()).hexdigest()
 
 
-def create_session(client_address, ttl_seconds, max_sessions, **agent):
+def create_session(client_address, ttl_seconds, max_sessions, audited=False, **agent):
     """A new session and its raw token (shown once, stored only as a hash).
 
     Refuses with 429 once the address holds `max_sessions` live sessions; Retry-After
@@ -35,6 +36,7 @@ def create_session(client_address, ttl_seconds, max_sessions, **agent):
             client_address=client_address,
             created_at=now,
             expires_at=now + timedelta(seconds=ttl_seconds),
+            audited=audited,
             **agent,
         )
     return session, raw_token
@@ -71,14 +73,7 @@ def _unauthorized(code, message):
     return CapabilityError(401, code, message, headers={"WWW-Authenticate": 'Bearer realm="agents"'})
 
 
-def end_session(session, reason, ended_at=None):
-    """Mark a live session ended; a session already ended keeps its first reason."""
-    ended_at = ended_at or timezone.now()
-    updated = AgentSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
-        ended_at=ended_at, end_reason=reason
-    )
-    if updated:
-        session.ended_at, session.end_reason = ended_at, reason
-    else:
-        session.refresh_from_db(fields=["ended_at", "end_reason"])
+def end_session(session, reason, ended_at=None, *, method="", path=""):
+    """End a live session (a session already ended keeps its first reason) and seal its audit trail."""
+    close_and_seal(session, reason, ended_at or timezone.now(), method=method, path=path)
     return session

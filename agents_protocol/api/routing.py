@@ -2,6 +2,10 @@
 
 The route table is built once per configuration snapshot, so an endpoint changed in
 admin moves the route on the next request. Path templates use `:name` segments.
+
+A template ending in a `:name` segment also answers without that segment, taking the
+value from the query string instead (`/detail/:id` serves `/detail?id=…`), but only
+when no route matches the path as written.
 """
 import re
 from dataclasses import dataclass
@@ -9,15 +13,20 @@ from functools import lru_cache
 
 API_PREFIX = "/.well-known/agents/api"
 
-SESSION_CREATE, SESSION_DELETE = "session.create", "session.delete"
+SESSION_CREATE, SESSION_DELETE, AUDIT = "session.create", "session.delete", "audit"
 
 
 @dataclass(frozen=True)
 class Route:
-    name: str  # capability name, or SESSION_CREATE / SESSION_DELETE
+    name: str  # capability name, or SESSION_CREATE / SESSION_DELETE / AUDIT
     method: str
     pattern: re.Pattern
     capability: object = None
+
+    @property
+    def short_pattern(self):
+        """The pattern without a trailing `:name` segment, or None."""
+        return _short_pattern(self.pattern.pattern)
 
 
 @dataclass(frozen=True)
@@ -46,12 +55,20 @@ def compile_template(template):
     return re.compile("/".join(parts) + "/?")
 
 
+@lru_cache(maxsize=256)
+def _short_pattern(regex):
+    trailing = re.search(r"/\(\?P<\w+>\[\^/\]\+\)/\?$", regex)
+    return re.compile(regex[: trailing.start()] + "/?") if trailing else None
+
+
 @lru_cache(maxsize=8)
 def route_table(config):
     routes = [
         Route(SESSION_CREATE, "POST", compile_template(config.session.create_endpoint)),
         Route(SESSION_DELETE, "DELETE", compile_template(config.session.delete_endpoint)),
     ]
+    if config.audit.enabled:
+        routes.append(Route(AUDIT, "GET", compile_template(config.audit.endpoint)))
     routes += [
         Route(c.name, c.method, compile_template(c.endpoint), c) for c in config.enabled_capabilities
     ]
@@ -60,21 +77,24 @@ def route_table(config):
 
 def is_api_path(config, path):
     """True for paths under the API prefix or matching any configured endpoint."""
-    return path.startswith(API_PREFIX + "/") or path == API_PREFIX or any(
-        route.pattern.fullmatch(path) for route in route_table(config)
-    )
+    if path.startswith(API_PREFIX + "/") or path == API_PREFIX:
+        return True
+    return any(_matches(route, path, short) is not None for route in route_table(config) for short in (False, True))
 
 
 def resolve(config, path, method):
     """The route for (path, method); raises RouteNotFound or MethodNotAllowed."""
-    allowed = []
-    for route in route_table(config):
-        found = route.pattern.fullmatch(path)
-        if not found:
-            continue
-        if route.method == method:
-            return RouteMatch(route, found.groupdict())
-        allowed.append(route.method)
-    if allowed:
-        raise MethodNotAllowed(sorted(set(allowed)))
+    for short in (False, True):
+        candidates = [(route, found) for route in route_table(config)
+                      if (found := _matches(route, path, short)) is not None]
+        for route, found in candidates:
+            if route.method == method:
+                return RouteMatch(route, {k: v for k, v in found.groupdict().items() if v is not None})
+        if candidates:
+            raise MethodNotAllowed(sorted({route.method for route, _ in candidates}))
     raise RouteNotFound(path)
+
+
+def _matches(route, path, short):
+    pattern = route.short_pattern if short else route.pattern
+    return pattern.fullmatch(path) if pattern is not None else None

@@ -6,11 +6,14 @@ stable `code`, CORS headers and an `X-Request-ID`.
 """
 import logging
 import uuid
+from dataclasses import dataclass, field
 
 from django.core.exceptions import SuspiciousOperation
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.views import APIView
 
+from ..audit.access import artifact_for
+from ..audit.chain import SESSION_CREATE, record_event
 from ..capabilities import CapabilityCall, handler_for
 from ..config import current_config
 from ..conf import get_setting
@@ -55,6 +58,7 @@ class AgentApiView(APIView):
     def setup(self, request, *args, **kwargs):
         super().setup(request, *args, **kwargs)
         self.request_id = uuid.uuid4().hex
+        self.audited_call = None
 
     def options(self, request, *args, **kwargs):
         config = current_config()
@@ -86,11 +90,15 @@ class AgentApiView(APIView):
             return self.create_session(request, config, body)
         token = token_from_headers(request)
         if match.route.name == routing.SESSION_DELETE:
-            return self.end_session(config, token, origin)
+            return self.end_session(request, config, token, origin)
+        if match.route.name == routing.AUDIT:
+            return success(artifact_for(match.path_params.get("session_id", ""), token))
         capability = match.route.capability
         session = self.session_for(capability, token, config)
+        self.audited_call = AuditedCall(session, capability.name)
         body_values, query_values = raw_params(request, capability.method, body)
         params = validate_params(capability.params, body_values, query_values, match.path_params)
+        self.audited_call.params = params
         handler = handler_for(capability.name)
         if handler is None:
             raise CapabilityError(501, "not_implemented", f"{capability.name} has no handler on this site yet.")
@@ -126,8 +134,10 @@ class AgentApiView(APIView):
         body_values, _ = raw_params(request, "POST", body)
         agent = check_agent_lengths(validate_params(SESSION_CREATE_PARAMS, body_values, {}, {}))
         session, raw_token = create_session(
-            client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions, **agent
+            client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions,
+            audited=config.audit.enabled, **agent,
         )
+        self.audited_call = AuditedCall(session, SESSION_CREATE, agent)
         data = {
             "session_token": raw_token,
             "session_id": session.public_id,
@@ -137,8 +147,9 @@ class AgentApiView(APIView):
         }
         return success(data, status=201)
 
-    def end_session(self, config, token, origin):
-        session = end_session(authenticate(token, config.session.create_endpoint), "deleted")
+    def end_session(self, request, config, token, origin):
+        session = authenticate(token, config.session.create_endpoint)
+        end_session(session, "deleted", method=request.method, path=request.path)
         audit_path = config.audit.endpoint.replace(":session_id", session.public_id)
         return success({
             "ended": True,
@@ -167,9 +178,32 @@ class AgentApiView(APIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
+        self.record(request, response)
         response["X-Request-ID"] = getattr(self, "request_id", "")
         response["Cache-Control"] = "no-store"
         return allow_any_origin(response)
+
+
+    def record(self, request, response):
+        """Append this call to its session's audit chain, refused and failed calls included."""
+        call = self.audited_call
+        if call is None or call.session is None:
+            return
+        code = response.data.get("code") if isinstance(response.data, dict) else None
+        try:
+            record_event(call.session, capability=call.capability, method=request.method, path=request.path,
+                         params=call.params, response_status=response.status_code,
+                         policy_result=f"refused:{code}" if code else "allowed")
+        except Exception:
+            # The call has already happened; losing its record is logged, never hidden behind a 500.
+            logger.exception("Could not record the audit event (request id %s)", self.request_id)
+
+
+@dataclass
+class AuditedCall:
+    session: object
+    capability: str
+    params: dict = field(default_factory=dict)
 
 
 agent_api_view = AgentApiView.as_view()
