@@ -3,13 +3,16 @@ form here refuses a change that would publish an invalid agents.json."""
 from django import forms
 from django.contrib import admin
 from django.db import models
-from django.shortcuts import redirect
-from django.urls import reverse
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
 from django.utils.html import format_html
 
 from .config import load_config
 from .models import (
     AgentSession,
+    AuditArtifact,
+    AuditEvent,
     AuditConfig,
     Capability,
     CapabilityParam,
@@ -17,6 +20,7 @@ from .models import (
     FlowStep,
     RateLimitConfig,
     SessionConfig,
+    SigningKey,
     SiteProfile,
 )
 from .publishing import render_agents_json, render_agents_txt
@@ -109,15 +113,62 @@ class FlowAdmin(admin.ModelAdmin):
         return " → ".join(step.capability.name for step in obj.steps.all())
 
 
+class AuditEventInline(admin.TabularInline):
+    model = AuditEvent
+    extra = 0
+    can_delete = False
+    fields = ["seq", "timestamp", "capability", "method", "path", "params", "response_status",
+              "policy_result", "event_hash"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(AgentSession)
 class AgentSessionAdmin(admin.ModelAdmin):
-    list_display = ["public_id", "agent_name", "client_address", "created_at", "expires_at", "ended_at"]
-    list_filter = ["end_reason"]
+    list_display = ["public_id", "agent_name", "client_address", "created_at", "expires_at", "ended_at", "end_reason"]
+    list_filter = ["end_reason", "audited"]
     search_fields = ["public_id", "agent_name", "client_address"]
-    exclude = ["token_hash"]
+    fields = ["public_id", "agent_name", "agent_version", "purpose", "client_address", "created_at",
+              "expires_at", "ended_at", "end_reason", "audited", "event_count", "artifact_download"]
+    readonly_fields = fields
+    inlines = [AuditEventInline]
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+    def get_urls(self):
+        download = self.admin_site.admin_view(self.download_artifact)
+        return [path("<int:pk>/artifact.json", download, name="agents_protocol_agentsession_artifact"),
+                *super().get_urls()]
+
+    @admin.display(description="audit artifact")
+    def artifact_download(self, obj):
+        if not hasattr(obj, "audit_artifact"):
+            return "Not sealed yet" if obj.audited else "Audit was off for this session"
+        url = reverse("admin:agents_protocol_agentsession_artifact", args=[obj.pk])
+        return format_html('<a href="{}" download>Download the signed artifact (JSON)</a>', url)
+
+    def download_artifact(self, request, pk):
+        artifact = get_object_or_404(AuditArtifact, session_id=pk)
+        response = JsonResponse(artifact.body, json_dumps_params={"indent": 2, "ensure_ascii": False})
+        response["Content-Disposition"] = f'attachment; filename="audit-{artifact.session.public_id}.json"'
+        return response
+
+
+@admin.register(SigningKey)
+class SigningKeyAdmin(admin.ModelAdmin):
+    """Public halves only: the private key never enters the database."""
+
+    list_display = ["key_id", "public_key", "created_at", "retired_at"]
+    readonly_fields = ["key_id", "public_key", "created_at", "retired_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

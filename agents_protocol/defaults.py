@@ -80,7 +80,7 @@ DEFAULT_CONFIG = {
     "site": {"name": "My shop", "url": "", "description": "", "contact": "", "docs_url": ""},
     "session": {"create": f"{API}/session", "delete": f"{API}/session", "ttl_seconds": 1800},
     "rate_limit": {"requests_per_minute": 60, "max_sessions": 5},
-    "audit": {"enabled": False, "endpoint": f"{API}/audit/:session_id"},
+    "audit": {"enabled": True, "endpoint": f"{API}/audit/:session_id"},
     "capabilities": DEFAULT_CAPABILITIES,
     "flows": [
         {

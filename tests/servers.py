@@ -52,7 +52,9 @@ def start_site(data_dir, workers=2, **extra_env):
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "acme.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(workers), "--log-level", "warning"],
+         "--workers", str(workers), "--log-level", "warning",
+         # Several test servers run at once: none may claim gunicorn's shared default control socket.
+         "--no-control-socket"],
         cwd=ROOT, env=env,
     )
     site = SiteProcess(url=f"http://127.0.0.1:{port}", env=env, process=process)
@@ -60,15 +62,15 @@ def start_site(data_dir, workers=2, **extra_env):
     return site
 
 
-def _wait_until_serving(site, timeout=30):
+def _wait_until_serving(site, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if site.process.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {site.process.returncode}")
         try:
-            requests.get(f"{site.url}/.well-known/agents.txt", timeout=2)
+            requests.get(f"{site.url}/.well-known/agents.txt", timeout=10)
             return
-        except requests.ConnectionError:
+        except requests.RequestException:
             time.sleep(0.2)
     site.stop()
     raise RuntimeError("gunicorn did not start in time")

@@ -1,0 +1,185 @@
+"""Audit trails over real HTTP: what an agent did, sealed, fetched by its holder, verified offline."""
+import json
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+
+import pytest
+import requests
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+
+from agents_protocol.audit import verify
+from agents_protocol.models import AgentSession, AuditConfig
+from catalog.demo import load_demo_catalog
+from tests.servers import start_site
+
+API = "/.well-known/agents/api"
+
+
+@pytest.fixture(autouse=True)
+def key_file(settings, tmp_path):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
+                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
+
+
+class Agent:
+    def __init__(self, base_url):
+        self.base_url = base_url
+        self.token = None
+
+    def call(self, method, path, **kwargs):
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        return requests.request(method, self.base_url + API + path, headers=headers, timeout=30, **kwargs)
+
+    def start(self):
+        created = self.call("POST", "/session", json={"agent_name": "auditor", "purpose": "testing"}).json()["data"]
+        self.token, self.session_id = created["session_token"], created["session_id"]
+        return created
+
+    def published_key(self):
+        return requests.get(f"{self.base_url}/.well-known/agents.json", timeout=10).json()["audit"]["public_key"]
+
+
+@pytest.fixture
+def agent(live_server):
+    load_demo_catalog()
+    return Agent(live_server.url)
+
+
+def test_the_documents_announce_audit_with_a_public_key(live_server):
+    document = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()
+    assert document["audit"]["enabled"] is True
+    assert document["audit"]["public_key"].startswith("MCowBQYDK2VwAyEA")
+    txt = requests.get(f"{live_server.url}/.well-known/agents.txt", timeout=10).text
+    assert "Audit: true" in txt
+    assert f"Audit-Endpoint: {live_server.url}{API}/audit/:session_id" in txt
+
+
+def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
+    agent.start()
+    agent.call("GET", "/search", params={"q": "mug"})
+    agent.call("POST", "/cart/add", json={"item_id": "mug-celadon", "quantity": 2})
+    agent.call("POST", "/cart/add", json={"item_id": "mug-celadon", "quantity": -1})
+    agent.call("POST", "/contact", json={"name": "Ada", "email": "ada@example.com", "message": "Hello there"})
+    live = agent.call("GET", f"/audit/{agent.session_id}")
+    assert live.status_code == 425 and live.json()["code"] == "session_live"
+    assert int(live.headers["Retry-After"]) >= 1
+
+    ended = agent.call("DELETE", "/session").json()["data"]
+    artifact_response = requests.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10)
+    assert artifact_response.status_code == 200
+    artifact = artifact_response.json()["data"]
+
+    assert verify(artifact, agent.published_key()).ok
+    events = artifact["events"]
+    assert [(e["capability"], e["response_status"]) for e in events] == [
+        ("session.create", 201), ("search", 200), ("cart.add", 200), ("cart.add", 400),
+        ("contact", 200), ("session.end", 200),
+    ]
+    assert events[3]["policy_result"] == "refused:invalid_quantity"
+    assert events[0]["params"] == {"agent_name": "auditor", "purpose": "testing"}
+    assert events[2]["params"] == {"item_id": "mug-celadon", "quantity": 2}
+    assert events[4]["params"]["email"].startswith("sha256:")
+    assert "ada@example.com" not in artifact_response.text and agent.token not in artifact_response.text
+    assert events[-1]["params"] == {"reason": "deleted"}
+
+
+def test_only_the_token_holder_can_fetch_a_trail(agent):
+    agent.start()
+    agent.call("DELETE", "/session")
+    other = Agent(agent.base_url)
+    other.start()
+    stolen = other.call("GET", f"/audit/{agent.session_id}")
+    assert stolen.status_code == 404 and stolen.json()["code"] == "unknown_session"
+    anonymous = requests.get(f"{agent.base_url}{API}/audit/{agent.session_id}", timeout=10)
+    assert anonymous.status_code == 401
+    assert other.call("GET", "/audit/ses_doesnotexist").status_code == 404
+
+
+def test_an_expired_session_is_sealed_when_its_trail_is_asked_for(agent):
+    agent.start()
+    agent.call("GET", "/cart/view")
+    AgentSession.objects.filter(public_id=agent.session_id).update(expires_at=timezone.now() - timedelta(seconds=1))
+    response = agent.call("GET", f"/audit/{agent.session_id}")
+    assert response.status_code == 200
+    artifact = response.json()["data"]
+    assert artifact["end_reason"] == "expired" and artifact["events"][-1]["params"] == {"reason": "expired"}
+    assert verify(artifact, agent.published_key()).ok
+
+
+def test_seal_expired_and_prune_commands(agent, settings):
+    agent.start()
+    AgentSession.objects.filter(public_id=agent.session_id).update(expires_at=timezone.now() - timedelta(days=40))
+    call_command("agents_audit", "seal-expired")
+    assert AgentSession.objects.get(public_id=agent.session_id).audit_artifact.body["end_reason"] == "expired"
+    assert agent.call("GET", f"/audit/{agent.session_id}").status_code == 200
+    call_command("agents_audit", "prune")
+    assert agent.call("GET", f"/audit/{agent.session_id}").status_code == 404
+
+
+def test_with_audit_off_nothing_is_recorded_or_served(agent):
+    config = AuditConfig.load()
+    config.enabled = False
+    config.save()
+    agent.start()
+    agent.call("GET", "/cart/view")
+    assert agent.call("GET", f"/audit/{agent.session_id}").status_code == 404
+    assert AgentSession.objects.get(public_id=agent.session_id).audit_events.count() == 0
+    document = requests.get(f"{agent.base_url}/.well-known/agents.json", timeout=10).json()
+    assert document["audit"] == {"enabled": False, "endpoint": f"{API}/audit/:session_id"}
+
+
+def test_admin_shows_the_trail_read_only_and_offers_the_artifact(agent, admin_user):
+    agent.start()
+    agent.call("DELETE", "/session")
+    session = AgentSession.objects.get(public_id=agent.session_id)
+    client = Client()
+    client.force_login(admin_user)
+    page = client.get(f"/admin/agents_protocol/agentsession/{session.pk}/change/").content.decode()
+    assert "session.create" in page and "session.end" in page and "token_hash" not in page
+    download = client.get(f"/admin/agents_protocol/agentsession/{session.pk}/artifact.json")
+    assert download.status_code == 200 and json.loads(download.content)["session_id"] == agent.session_id
+    assert client.post(f"/admin/agents_protocol/agentsession/{session.pk}/change/", {}).status_code == 403
+    keys = client.get("/admin/agents_protocol/signingkey/").content.decode()
+    assert agent.published_key() in keys
+
+
+def test_parallel_calls_of_one_session_through_several_workers_never_fork_the_chain(tmp_path):
+    site = start_site(tmp_path, workers=3)
+    try:
+        agent = Agent(site.url)
+        agent.start()
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            statuses = list(pool.map(lambda n: agent.call("GET", "/cart/view").status_code, range(40)))
+        assert statuses == [200] * 40
+        artifact = requests.get(agent.call("DELETE", "/session").json()["data"]["audit_url"],
+                                headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()["data"]
+        published_key = agent.published_key()
+    finally:
+        site.stop()
+    assert [e["seq"] for e in artifact["events"]] == list(range(1, 43))
+    assert verify(artifact, published_key).ok
+
+
+def test_rotation_ends_live_sessions_and_old_trails_still_verify(tmp_path):
+    site = start_site(tmp_path, workers=2)
+    try:
+        before = Agent(site.url)
+        before.start()
+        old_key = before.published_key()
+        old_artifact = requests.get(before.call("DELETE", "/session").json()["data"]["audit_url"],
+                                    headers={"Authorization": f"Bearer {before.token}"}, timeout=10).json()["data"]
+        live = Agent(site.url)
+        live.start()
+        result = site.manage("agents_keys", "rotate")
+        assert result.returncode == 0, result.stderr
+        new_key = live.published_key()
+        after = live.call("GET", "/cart/view")
+        rotated = live.call("GET", f"/audit/{live.session_id}").json()["data"]
+    finally:
+        site.stop()
+    assert new_key != old_key
+    assert after.status_code == 401 and after.json()["code"] == "session_ended"
+    assert rotated["end_reason"] == "rotated" and verify(rotated, old_key).ok
+    assert verify(old_artifact, old_key).ok and not verify(old_artifact, new_key).ok
