@@ -7,6 +7,7 @@ every worker notices by the file's modification time.
 """
 import base64
 import os
+import secrets
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,22 +50,33 @@ def _key_from_file(path, modified_ns):
 
 
 def _create_key_file(path, key):
+    """Create `path` holding `key`, unless it exists: the first complete file wins.
+
+    The key is written to a private staging file first and then hard-linked into place,
+    so no process can ever read a half-written key file.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    staging = _write_staging(path, key)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.link(staging, path)
     except FileExistsError:
-        return  # another worker created it first; everyone uses that one
+        pass  # another process created it first; everyone uses that one
+    finally:
+        staging.unlink()
+
+
+def _write_staging(path, key):
+    staging = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(base64.b64encode(bytes(key)).decode())
+    return staging
 
 
 def replace_key_file(key):
-    """Write a new key next to the old one, then rename over it (atomic on POSIX)."""
+    """Swap in a new key: written privately, then renamed over the old file (atomic on POSIX)."""
     path = key_file()
-    staging = path.with_suffix(".new")
-    staging.unlink(missing_ok=True)
-    _create_key_file(staging, key)
-    os.replace(staging, path)
+    os.replace(_write_staging(path, key), path)
 
 
 def current_key_record():
