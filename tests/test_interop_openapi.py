@@ -1,0 +1,129 @@
+"""The OpenAPI 3.1 document of the agent API: valid, generated from the config, and true of the
+running site according to schemathesis (no 5xx, every answer fits the documented schemas)."""
+import re
+import subprocess
+import sys
+
+import pytest
+import requests
+from openapi_spec_validator import OpenAPIV31SpecValidator, validate
+
+from agents_protocol.capabilities import register, unregister
+from agents_protocol.models import Capability, CapabilityParam, SessionConfig
+from tests.servers import start_site
+
+OPENAPI = "/.well-known/agents/openapi.json"
+API = "/.well-known/agents/api"
+SESSION_SECURITY = [{"bearerSession": []}, {"sessionTokenHeader": []}, {"agentSessionHeader": []}]
+CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+
+
+def fetch(live_server):
+    response = requests.get(f"{live_server.url}{OPENAPI}", timeout=10)
+    assert response.status_code == 200
+    return response.json()
+
+
+def operations(document):
+    return {(path, method.upper()): op for path, item in document["paths"].items() for method, op in item.items()}
+
+
+def test_openapi_spec_validator_accepts_it(live_server):
+    validate(fetch(live_server), cls=OpenAPIV31SpecValidator)
+
+
+def test_every_capability_and_the_session_endpoints_are_operations(live_server):
+    document = fetch(live_server)
+    declared = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()["capabilities"]
+    ops = operations(document)
+    expected = {(c["endpoint"].replace(":id", "{id}"), c["method"]): c for c in declared}
+    assert set(ops) == set(expected) | {(f"{API}/session", "POST"), (f"{API}/session", "DELETE")}
+    for key, capability in expected.items():
+        op = ops[key]
+        assert op["operationId"] == capability["name"]
+        assert (op.get("security") == SESSION_SECURITY) == capability["requires_session"]
+        assert op["responses"]["200"]["content"]["application/json"]["schema"]["required"] == ["ok", "data"]
+        assert ("401" in op["responses"]) == capability["requires_session"]
+    assert document["servers"] == [{"url": live_server.url}]
+    assert document["components"]["securitySchemes"]["bearerSession"] == {
+        "type": "http", "scheme": "bearer", "description": f"The session_token from POST {API}/session"}
+
+
+def test_parameters_follow_the_method_and_the_path_template(live_server):
+    ops = operations(fetch(live_server))
+    detail = ops[(f"{API}/detail/{{id}}", "GET")]
+    assert detail["parameters"] == [{"name": "id", "in": "path", "required": True, "schema": {
+        "type": "string", "description": "Product ID (path parameter; ?id= also works)"}}]
+    browse = {p["name"]: p for p in ops[(f"{API}/browse", "GET")]["parameters"]}
+    assert browse["sort"]["in"] == "query" and browse["sort"]["schema"]["enum"] == ["price_asc", "price_desc", "newest"]
+    add = ops[(f"{API}/cart/add", "POST")]
+    assert add["parameters"] == []
+    assert add["requestBody"]["required"] is True
+    assert add["requestBody"]["content"]["application/json"]["schema"]["required"] == ["item_id"]
+    remove = ops[(f"{API}/cart/remove", "DELETE")]
+    assert [(p["name"], p["in"], p["required"]) for p in remove["parameters"]] == [("item_id", "query", True)]
+    created = ops[(f"{API}/session", "POST")]["responses"]["201"]["content"]["application/json"]["schema"]
+    assert created["properties"]["data"]["required"] == ["session_token", "session_id", "expires_at",
+                                                         "ttl_seconds", "capabilities"]
+
+
+def test_admin_changes_move_paths_and_add_custom_capabilities(live_server):
+    register("reserve", lambda call: {"reserved": call.params["item_id"]})
+    try:
+        reserve = Capability.objects.create(name="reserve", endpoint=f"{API}/reserve/:item_id", method="POST",
+                                            requires_session=True, position=20)
+        CapabilityParam.objects.create(capability=reserve, name="item_id", type="string", required=True)
+        CapabilityParam.objects.create(capability=reserve, name="days", type="integer", default=3, position=1)
+        session = SessionConfig.load()
+        session.create_endpoint = session.delete_endpoint = f"{API}/sessions"
+        session.save()
+
+        document = fetch(live_server)
+        validate(document, cls=OpenAPIV31SpecValidator)
+        ops = operations(document)
+        op = ops[(f"{API}/reserve/{{item_id}}", "POST")]
+        assert [p["name"] for p in op["parameters"]] == ["item_id"]
+        assert op["requestBody"] == {"required": False, "content": {"application/json": {"schema": {
+            "type": "object", "properties": {"days": {"type": "integer", "default": 3}}}}}}
+        assert op["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["data"] == {
+            "description": "Data returned by this site's reserve handler"}
+        assert (f"{API}/sessions", "POST") in ops and (f"{API}/session", "POST") not in ops
+    finally:
+        unregister("reserve")
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory):
+    site = start_site(tmp_path_factory.mktemp("schemathesis-site"), workers=2)
+    try:
+        loaded = site.manage("load_demo_catalog")
+        assert loaded.returncode == 0, loaded.stderr
+        yield site
+    finally:
+        site.stop()
+
+
+def schemathesis(site, workdir, *options):
+    """schemathesis' own CLI, bounded: a fixed seed, few examples per operation, no stateful phase."""
+    return subprocess.run(
+        [sys.executable, "-m", "schemathesis.cli", "run", f"{site.url}{OPENAPI}", "--checks", CHECKS,
+         "--phases", "examples,coverage,fuzzing", "--max-examples", "25", "--seed", "20261122",
+         "--workers", "2", "--request-timeout", "10", *options],
+        cwd=workdir, capture_output=True, text=True, timeout=240,
+    )
+
+
+def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_schema(demo_site, tmp_path):
+    # First with a live session (every operation but the one that would end it), then anonymously.
+    created = requests.post(f"{demo_site.url}{API}/session", json={"agent_name": "schemathesis"}, timeout=10)
+    token = created.json()["data"]["session_token"]
+    authenticated = schemathesis(demo_site, tmp_path, "-H", f"Authorization: Bearer {token}",
+                                 "--exclude-operation-id", "session.delete")
+    assert authenticated.returncode == 0, authenticated.stdout[-6000:] + authenticated.stderr[-2000:]
+    anonymous = schemathesis(demo_site, tmp_path)
+    assert anonymous.returncode == 0, anonymous.stdout[-6000:] + anonymous.stderr[-2000:]
+    total = len(operations(requests.get(f"{demo_site.url}{OPENAPI}", timeout=10).json()))
+    for run, tested in ((authenticated, total - 1), (anonymous, total)):
+        assert f"Tested: {tested}" in run.stdout
+        generated, passed = re.search(r"(\d+) generated, (\d+) passed\n", run.stdout).groups()
+        assert int(generated) == int(passed) > 0
