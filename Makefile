@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test install install-dev system-deps migrate demo serve docs-screenshots docs-api clean
+.PHONY: run test install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,9 @@ docs-screenshots: install-dev system-deps
 
 docs-api: install-dev
 	$(BIN)/python scripts/api_examples.py
+
+docs-audit: install-dev
+	$(BIN)/python scripts/audit_example.py
 
 clean:
 	rm -rf $(VENV) var
