@@ -1,5 +1,6 @@
 """Fixtures shared by every test module."""
 import pytest
+from django.core.cache import cache
 
 from agents_protocol.testing import install_default_config, reset_config_cache
 
@@ -28,3 +29,9 @@ def agents_config(request):
         install_default_config()
     yield
     reset_config_cache()
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Rate-limit counters live in the shared cache; each test starts with none."""
+    cache.clear()

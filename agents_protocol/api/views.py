@@ -1,8 +1,9 @@
 """One DRF view serves every configured capability and the session endpoints.
 
-Request → route (configured path and method) → session → parameters → handler →
-provider → envelope. Every answer, errors included, is the JSON envelope with a
-stable `code`, CORS headers and an `X-Request-ID`.
+Request → route (configured path and method) → session → rate limit → parameters →
+handler → provider → envelope. Every answer, errors included, is the JSON envelope with a
+stable `code`, CORS headers and an `X-Request-ID`; every counted call carries the
+X-RateLimit-* headers (limits.py).
 """
 import logging
 import uuid
@@ -22,7 +23,7 @@ from ..errors import CapabilityError
 from ..formats import iso_utc
 from ..provider import CallContext, get_provider
 from ..sessions import authenticate, create_session, end_session
-from . import routing
+from . import limits, routing
 from .auth import client_address, token_from_headers
 from .envelope import EnvelopeRenderer, failure, success
 from .params import raw_params, validate_params
@@ -67,7 +68,11 @@ class AgentApiView(APIView):
         return preflight_response(methods + ["OPTIONS"])
 
     def get(self, request, *args, **kwargs):
-        response = self.serve(request)
+        try:
+            response = self.serve(request)
+        except (CapabilityError, routing.RouteNotFound, routing.MethodNotAllowed):
+            limits.enforce(request)  # refused before being counted (404, 405, 413, 401): the address pays
+            raise
         # Render here, inside DRF's exception handling: data a handler returns that JSON
         # cannot carry becomes the 500 envelope, not an HTML error page after the view.
         response.accepted_renderer = request.accepted_renderer
@@ -79,11 +84,13 @@ class AgentApiView(APIView):
 
     def http_method_not_allowed(self, request, *args, **kwargs):
         """Methods no capability can use (TRACE, PROPFIND …): the same 405 or 404 as any other miss."""
-        routing.resolve(current_config(), request.path, request.method)
+        return self.get(request)
 
     def serve(self, request):
         config = current_config()
         match = routing.resolve(config, request.path, request.method)
+        if match.route.capability is None:  # session and audit endpoints count per address
+            limits.enforce(request, rate_limit=config.rate_limit)
         body = self.read_body(request)
         origin = request.build_absolute_uri("/").rstrip("/")
         if match.route.name == routing.SESSION_CREATE:
@@ -96,6 +103,7 @@ class AgentApiView(APIView):
         capability = match.route.capability
         session = self.session_for(capability, token, config)
         self.audited_call = AuditedCall(session, capability.name)
+        limits.enforce(request, session, config.rate_limit)
         body_values, query_values = raw_params(request, capability.method, body)
         params = validate_params(capability.params, body_values, query_values, match.path_params)
         self.audited_call.params = params
@@ -179,6 +187,8 @@ class AgentApiView(APIView):
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         self.record(request, response)
+        for name, value in limits.response_headers(request).items():
+            response[name] = value
         response["X-Request-ID"] = getattr(self, "request_id", "")
         response["Cache-Control"] = "no-store"
         return allow_any_origin(response)

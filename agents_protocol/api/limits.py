@@ -1,0 +1,81 @@
+"""Requests per minute for the agent API, counted by django-ratelimit in the shared cache.
+
+The limit is `requests_per_minute` of the current configuration snapshot, so an admin change
+applies from the next call, in every worker. A call counts against its session (keyed by the
+SHA-256 of its token, as stored; never the raw token) when it carries a valid session token,
+otherwise against the client address (an IPv6 address by its /64, which one client usually
+holds whole). A token that does not authenticate counts against the address, so inventing
+tokens does not buy fresh budgets.
+
+Windows are django-ratelimit's: fixed 60-second windows, each key's offset by a hash of the
+key. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
+`X-RateLimit-Reset` (whole seconds until the window frees, at least 1); past the limit the
+call is refused with a 429 `rate_limited` envelope and an integer `Retry-After` (the same
+number). django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
+"""
+import ipaddress
+from dataclasses import dataclass
+
+from django_ratelimit.core import get_usage
+
+from ..config import current_config
+from ..errors import CapabilityError
+from .auth import client_address
+
+GROUP = "agents_protocol.api"
+PERIOD_SECONDS = 60
+USAGE_ATTRIBUTE = "agents_rate_limit"  # set on the request once the call is counted
+
+
+@dataclass(frozen=True)
+class Usage:
+    limit: int
+    remaining: int
+    reset_seconds: int
+
+    @property
+    def headers(self):
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset_seconds),
+        }
+
+
+def rate_key(request, session=None):
+    if session is not None:
+        return f"session:{session.token_hash}"
+    address = ipaddress.ip_address(client_address(request))
+    if address.version == 6:
+        return f"address:{ipaddress.ip_network(f'{address}/64', strict=False)}"
+    return f"address:{address}"
+
+
+def enforce(request, session=None, rate_limit=None):
+    """Count this call once (later calls for the same request do nothing); 429 past the limit.
+
+    `rate_limit` is the snapshot's RateLimitSpec when the caller has one at hand.
+    """
+    if hasattr(request, USAGE_ATTRIBUTE):
+        return
+    limit = (rate_limit or current_config().rate_limit).requests_per_minute
+    key = rate_key(request, session)
+    counted = get_usage(request, group=GROUP, key=lambda group, request: key,
+                        rate=(limit, PERIOD_SECONDS), increment=True)
+    if counted is None:  # RATELIMIT_ENABLE = False
+        setattr(request, USAGE_ATTRIBUTE, None)
+        return
+    usage = Usage(limit, max(0, limit - counted["count"]), max(1, counted["time_left"]))
+    setattr(request, USAGE_ATTRIBUTE, usage)
+    if counted["should_limit"]:
+        raise CapabilityError(
+            429, "rate_limited",
+            f"Too many requests: the limit is {limit} per minute. Retry in {usage.reset_seconds} seconds.",
+            headers={**usage.headers, "Retry-After": str(usage.reset_seconds)},
+        )
+
+
+def response_headers(request):
+    """The X-RateLimit-* headers of a counted call, else none."""
+    usage = getattr(request, USAGE_ATTRIBUTE, None)
+    return usage.headers if usage else {}
