@@ -1,14 +1,18 @@
 """Settings for the Acme Ceramics site, driven by the environment.
 
 Every variable is documented in README.md ("Environment"). The defaults are the
-embedded demo: SQLite in WAL mode under DATA_DIR, DEBUG off, a per-checkout
-secret key generated into DATA_DIR on first use.
+embedded demo: SQLite in WAL mode and a disk cache under DATA_DIR, DEBUG off, a
+per-checkout secret key generated into DATA_DIR on first use. DATABASE_URL and
+REDIS_URL move everything shared to PostgreSQL and Redis (docs/deploy.md).
+DJANGO_ENV=production turns on HTTPS-only cookies, HSTS and the redirect to HTTPS,
+and refuses to start without a strong SECRET_KEY from the environment.
 """
 import os
 import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -27,9 +31,15 @@ def env_list(name, default):
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+DJANGO_ENV = os.environ.get("DJANGO_ENV", "development")
+if DJANGO_ENV not in {"development", "production"}:
+    raise ImproperlyConfigured(f"DJANGO_ENV must be 'development' or 'production', not {DJANGO_ENV!r}.")
+PRODUCTION = DJANGO_ENV == "production"
+
 DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
-(DATA_DIR / "static").mkdir(exist_ok=True)
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", DATA_DIR / "static"))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 
 def _embedded_secret_key():
@@ -42,7 +52,18 @@ def _embedded_secret_key():
     return path.read_text().strip()
 
 
-SECRET_KEY = os.environ.get("SECRET_KEY") or _embedded_secret_key()
+def _production_secret_key():
+    """The key from the environment; a missing, short or Django-placeholder key stops the process."""
+    key = os.environ.get("SECRET_KEY", "")
+    if len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure"):
+        raise ImproperlyConfigured(
+            "DJANGO_ENV=production needs SECRET_KEY in the environment: at least 50 random characters, "
+            "e.g. from: python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+    return key
+
+
+SECRET_KEY = _production_secret_key() if PRODUCTION else os.environ.get("SECRET_KEY") or _embedded_secret_key()
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -55,6 +76,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "django_ratelimit",
     "acme",
     "agents_protocol",
     "catalog",
@@ -62,6 +84,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: probes get the truth about the database and cache before host checks or redirects.
+    "acme.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "agents_protocol.api.middleware.AgentsApiMiddleware",
@@ -105,11 +129,37 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{DATA_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "600")),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
     DATABASES["default"].setdefault("TEST", {})["NAME"] = str(DATA_DIR / "test_db.sqlite3")
+else:
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+
+# The cache holds the API's rate-limit counters, so every worker and every instance must
+# share it and increment atomically (django-ratelimit refuses LocMem, file and database
+# caches). Embedded: diskcache, SQLite files in DATA_DIR shared by the processes of one
+# host; django-ratelimit's check prints W001 for it ("not officially supported"), see
+# docs/deploy.md. Scale-out: Redis.
+REDIS_URL = os.environ.get("REDIS_URL")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "diskcache.DjangoCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+            "DATABASE_TIMEOUT": 1.0,  # seconds a read waits for a writer (writes retry until done)
+        }
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -124,7 +174,6 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "media/"
 MEDIA_ROOT = DATA_DIR / "media"
@@ -132,7 +181,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-WHITENOISE_USE_FINDERS = True
+WHITENOISE_USE_FINDERS = not PRODUCTION  # production serves what collectstatic gathered
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -153,8 +202,23 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+if TRUSTED_PROXY_COUNT:
+    # Proxies we trust with X-Forwarded-For also tell us whether the client used HTTPS.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+if PRODUCTION:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", True)
+
 AGENTS_PROTOCOL = {
     "PROVIDER": "acme.agents.AcmeProvider",
+    # How many reverse proxies append to X-Forwarded-For in front of us; 0 ignores the header.
+    "TRUSTED_PROXY_COUNT": TRUSTED_PROXY_COUNT,
     # A base64 Ed25519 seed from the environment wins; otherwise one is generated into DATA_DIR.
     "SIGNING_KEY": os.environ.get("AUDIT_SIGNING_KEY") or None,
     "SIGNING_KEY_FILE": DATA_DIR / "audit_signing_key",

@@ -1,0 +1,63 @@
+"""`/healthz` for load balancers and container health checks: can this instance reach its
+database and its cache?
+
+200 `{"ok": true, "checks": {"database": "ok", "cache": "ok"}}`, or 503 with `"ok": false`
+and the failing check named, e.g. `"database": "failed: OperationalError"` (the details go
+to the log, not to the prober). A middleware placed first in MIDDLEWARE answers it, before
+host validation, the HTTPS redirect and the agent API's configuration read: a probe from the
+load balancer's own address gets the truth even while the database is down.
+"""
+import logging
+import secrets
+
+from django.core.cache import cache
+from django.db import connection
+from django.http import JsonResponse
+
+PATH = "/healthz"
+
+logger = logging.getLogger(__name__)
+
+
+def check_database():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+
+
+def check_cache():
+    key, value = f"healthz:{secrets.token_hex(8)}", secrets.token_hex(8)
+    cache.set(key, value, timeout=10)
+    stored = cache.get(key)
+    cache.delete(key)
+    if stored != value:
+        raise RuntimeError("the cache did not return the value just stored")
+
+
+CHECKS = {"database": check_database, "cache": check_cache}
+
+
+def run_checks():
+    results = {}
+    for name, check in CHECKS.items():
+        try:
+            check()
+            results[name] = "ok"
+        except Exception as error:  # any failure is the answer a probe needs
+            logger.exception("Health check %r failed", name)
+            results[name] = f"failed: {type(error).__name__}"
+    return results
+
+
+class HealthCheckMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path != PATH:
+            return self.get_response(request)
+        results = run_checks()
+        healthy = all(result == "ok" for result in results.values())
+        response = JsonResponse({"ok": healthy, "checks": results}, status=200 if healthy else 503)
+        response["Cache-Control"] = "no-store"
+        return response
