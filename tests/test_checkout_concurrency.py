@@ -24,7 +24,7 @@ ORDER_STATUSES = "from cart.models import Order; print(sorted(Order.objects.valu
 
 @pytest.fixture
 def site(tmp_path):
-    site = start_site(tmp_path, workers=4)
+    site = start_site(tmp_path, workers=2)
     yield site
     site.stop()
 
