@@ -213,7 +213,7 @@ def test_a_line_stock_no_longer_covers_is_flagged_and_can_be_reduced(human, mug)
 
     page = human.open()
     assert "Only 1 left" in page.text
-    assert "Reduce to 1 Speckled Mug" in page.text
+    assert "Reduce Speckled Mug to 1" in page.text
     refused = human.confirm()
     assert refused.status_code == 409
     assert "Only 1 of Speckled Mug left, but the order has 2" in refused.text
