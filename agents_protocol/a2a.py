@@ -9,17 +9,19 @@ Authentication and rate limits are answered at the HTTP level (401, 429), as A2A
 No tasks are kept: every call completes in its answer.
 """
 import json
+import logging
 import uuid
 
 from django.views.decorators.csrf import csrf_exempt
 
-from .api.auth import token_from_headers
 from .config import current_config
 from .cors import preflight_response
 from .errors import CapabilityError
-from .invocation import find_capability, invoke_capability
-from .json_http import internal_error, json_response, method_not_allowed, read_body
+from .invocation import find_capability, invoke_for_request
+from .json_http import json_response, method_not_allowed, read_body, with_rate_limit_headers
 from .views import request_origin
+
+logger = logging.getLogger("agents_protocol.a2a")
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = -32004, -32009
@@ -46,12 +48,13 @@ def rpc(request):
     try:
         payload = _parse(request)
         request_id = payload.get("id")
-        result = _dispatch(request, payload)
-        return json_response({"jsonrpc": "2.0", "id": request_id, "result": result})
+        response = json_response({"jsonrpc": "2.0", "id": request_id, "result": _dispatch(request, payload)})
     except RpcError as error:
-        return _error_response(request_id, error)
+        response = _error_response(request_id, error)
     except Exception:
-        return internal_error("the A2A endpoint")
+        logger.exception("Unexpected error in the A2A endpoint")
+        response = _error_response(request_id, RpcError(INTERNAL_ERROR, "Something went wrong on our side; retry."))
+    return with_rate_limit_headers(request, response)
 
 
 def _parse(request):
@@ -86,7 +89,7 @@ def _dispatch(request, payload):
         raise RpcError(INVALID_PARAMS, f"No skill {skill!r}; see the skills of /.well-known/agent-card.json.",
                        _details("unknown_skill", 400, {"skill": "Must be the id of a skill in the Agent Card."}))
     try:
-        data = invoke_capability(config, capability, skill_input, token_from_headers(request), request_origin(request))
+        data = invoke_for_request(request, config, capability, skill_input, request_origin(request))
     except CapabilityError as error:
         raise _refusal(error) from None
     return {"message": _answer(message, data)}

@@ -1,20 +1,50 @@
-"""Call one capability in-process: session → parameters → handler → provider.
+"""Call one capability with its parameters as one JSON object, outside the agent API's routes.
 
-The same steps the agent API takes for a configured endpoint, for callers that receive
-the parameters as one JSON object (PactSpec skills, A2A messages, captured examples).
-Returns the handler's data or raises CapabilityError, exactly as the API would answer.
+`invoke_for_request` takes the steps the agent API takes for a configured endpoint —
+session → rate limit → parameters → handler → provider, and an audit event for calls of a
+session — for the PactSpec skills and A2A messages. `invoke_capability` is the
+in-process core (used alone for captured examples). Both return the handler's data or
+raise CapabilityError, exactly as the API would answer.
 """
-from .capabilities import CapabilityCall, handler_for
+import logging
+
+from .api import limits
+from .api.auth import token_from_headers
 from .api.params import validate_params
+from .audit.chain import record_event
+from .capabilities import CapabilityCall, handler_for
 from .errors import CapabilityError
 from .provider import CallContext, get_provider
 from .sessions import authenticate
 
+logger = logging.getLogger("agents_protocol.invocation")
 
-def invoke_capability(config, capability, params, token, origin):
-    """The data `capability` returns for `params` (a dict of name → JSON value)."""
-    session = session_for(config, capability, token)
-    values = validate_params(capability.params, params, {}, {})
+
+def invoke_for_request(request, config, capability, params, origin):
+    """The capability's data for `params`, for the session token the request carries."""
+    try:
+        session = session_for(config, capability, token_from_headers(request))
+    except CapabilityError:
+        limits.enforce(request)  # refused before being counted: the address pays, as in the API
+        raise
+    values = {}
+    try:
+        limits.enforce(request, session, config.rate_limit)
+        values = validate_params(capability.params, params, {}, {})
+        data = run_handler(config, capability, values, session, origin)
+    except CapabilityError as error:
+        _audit(request, session, capability, values, error.status, f"refused:{error.code}")
+        raise
+    _audit(request, session, capability, values, 200, "allowed")
+    return data
+
+
+def invoke_capability(config, capability, params, session, origin):
+    """The data `capability` returns for `params` (a dict of name → JSON value) in `session`."""
+    return run_handler(config, capability, validate_params(capability.params, params, {}, {}), session, origin)
+
+
+def run_handler(config, capability, values, session, origin):
     handler = handler_for(capability.name)
     if handler is None:
         raise CapabilityError(501, "not_implemented", f"{capability.name} has no handler on this site yet.")
@@ -38,6 +68,17 @@ def session_for(config, capability, token):
         return authenticate(token, config.session.create_endpoint)
     except CapabilityError:
         return None
+
+
+def _audit(request, session, capability, values, status, policy_result):
+    if session is None:
+        return
+    try:
+        record_event(session, capability=capability.name, method=request.method, path=request.path,
+                     params=values, response_status=status, policy_result=policy_result)
+    except Exception:
+        # The call has already happened; losing its record is logged, never turned into an error.
+        logger.exception("Could not record the audit event of %s", capability.name)
 
 
 def find_capability(config, name):

@@ -4,6 +4,7 @@ import logging
 import simplejson
 from django.http import HttpResponse
 
+from .api import limits
 from .conf import get_setting
 from .cors import allow_any_origin
 from .errors import CapabilityError
@@ -48,3 +49,10 @@ def read_body(request):
     if int(declared) > limit:
         raise CapabilityError(413, "payload_too_large", f"The request body must be at most {limit} bytes.")
     return request.body
+
+
+def with_rate_limit_headers(request, response):
+    """The X-RateLimit-* headers of a call that was counted (see api/limits.py)."""
+    for name, value in limits.response_headers(request).items():
+        response[name] = value
+    return response

@@ -6,15 +6,21 @@ GET  endpoint.url/<skill id>/tests.json   the skill's http-roundtrip test suite
 """
 from django.views.decorators.csrf import csrf_exempt
 
-from .api.auth import token_from_headers
 from .api.params import parse_json_body
 from .config import current_config
 from .cors import preflight_response
 from .documents.pactspec import build_test_suite, skill_ids
 from .errors import CapabilityError, bad_request, not_found
 from .examples import capture_examples
-from .invocation import invoke_capability
-from .json_http import envelope_error, internal_error, json_response, method_not_allowed, read_body
+from .invocation import invoke_for_request
+from .json_http import (
+    envelope_error,
+    internal_error,
+    json_response,
+    method_not_allowed,
+    read_body,
+    with_rate_limit_headers,
+)
 from .views import request_origin
 
 
@@ -28,11 +34,12 @@ def _endpoint(method):
             if request.method != method:
                 return method_not_allowed([method])
             try:
-                return view(request, *args, **kwargs)
+                response = view(request, *args, **kwargs)
             except CapabilityError as error:
-                return envelope_error(error)
+                response = envelope_error(error)
             except Exception:
-                return internal_error(f"PactSpec {request.path}")
+                response = internal_error(f"PactSpec {request.path}")
+            return with_rate_limit_headers(request, response)
         return wrapped
     return decorate
 
@@ -69,8 +76,7 @@ def _invoke(request, config, capability, skill_input):
     if not isinstance(skill_input, dict):
         raise bad_request("The skill input must be a JSON object of parameters.", "invalid_params",
                           fields={"input": "Must be a JSON object."})
-    data = invoke_capability(config, capability, skill_input, token_from_headers(request), request_origin(request))
-    return json_response(data)
+    return json_response(invoke_for_request(request, config, capability, skill_input, request_origin(request)))
 
 
 def _capability(config, skill_id):

@@ -1,5 +1,6 @@
 """The OpenAPI 3.1 document of the agent API: valid, generated from the config, and true of the
 running site according to schemathesis (no 5xx, every answer fits the documented schemas)."""
+import json
 import re
 import subprocess
 import sys
@@ -37,7 +38,9 @@ def test_every_capability_and_the_session_endpoints_are_operations(live_server):
     declared = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()["capabilities"]
     ops = operations(document)
     expected = {(c["endpoint"].replace(":id", "{id}"), c["method"]): c for c in declared}
-    assert set(ops) == set(expected) | {(f"{API}/session", "POST"), (f"{API}/session", "DELETE")}
+    sessions_and_audit = {(f"{API}/session", "POST"), (f"{API}/session", "DELETE"), (f"{API}/audit/{{session_id}}", "GET")}
+    assert set(ops) == set(expected) | sessions_and_audit
+    assert ops[(f"{API}/audit/{{session_id}}", "GET")]["responses"]["425"] == {"$ref": "#/components/responses/TooEarly"}
     for key, capability in expected.items():
         op = ops[key]
         assert op["operationId"] == capability["name"]
@@ -98,6 +101,11 @@ def demo_site(tmp_path_factory):
     try:
         loaded = site.manage("load_demo_catalog")
         assert loaded.returncode == 0, loaded.stderr
+        # The default 60 requests per minute would answer most of schemathesis' calls with a 429.
+        config = json.loads(site.manage("agents_config", "export").stdout)
+        config["rate_limit"]["requests_per_minute"] = 100_000
+        imported = site.manage("agents_config", "import", "-", input=json.dumps(config))
+        assert imported.returncode == 0, imported.stderr
         yield site
     finally:
         site.stop()

@@ -21,6 +21,7 @@ ERRORS = (
     ("405", "wrong method: see the `Allow` header"),
     ("413", "body too large"),
     ("415", "send parameters as a JSON object with `Content-Type: application/json`"),
+    ("425", "the audit trail of a live session: end the session first"),
     ("429", "rate limited: wait `Retry-After` seconds"),
     ("500", "server error: retry with backoff (at most 3 times), quote `X-Request-ID`"),
     ("503", "the shop's backend is down: wait `Retry-After` seconds"),
@@ -40,7 +41,10 @@ def build_llms_txt(config, origin):
     ]
     if config.flows:
         blocks.append(_flows(config))
-    blocks += [_limits(config), _errors(), _links(config, base)]
+    blocks.append(_limits(config))
+    if config.audit.enabled:
+        blocks.append(_audit(config))
+    blocks += [_errors(), _links(config, base)]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -124,6 +128,13 @@ def _limits(config):
     return (
         f"**Limits**: {limits.requests_per_minute} requests per minute; "
         f"at most {limits.max_sessions} live sessions per agent."
+    )
+
+
+def _audit(config):
+    return (
+        "**Audit**: every call of a session is recorded in a hash chain, signed when the session ends; "
+        f"then `GET {config.audit.endpoint}` with the session's token returns the artifact."
     )
 
 

@@ -21,11 +21,13 @@ ERROR_RESPONSES = {
     "UnsupportedMediaType": "The body is not a JSON object sent as application/json",
     "TooManyRequests": "Rate limit or session limit reached; wait Retry-After seconds",
     "NotImplemented": "This capability has no handler on this site yet",
+    "TooEarly": "The session is still live: its audit trail is sealed when it ends",
     "Error": "Any other refusal or failure, in the same envelope",
 }
 HEADERS = {
     "Unauthorized": {"WWW-Authenticate": {"schema": {"type": "string"}}},
     "TooManyRequests": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+    "TooEarly": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
 }
 SESSION_CREATED = {
     "type": "object",
@@ -36,6 +38,23 @@ SESSION_CREATED = {
         "expires_at": {"type": "string", "format": "date-time"},
         "ttl_seconds": {"type": "integer"},
         "capabilities": {"type": "array", "items": {"type": "string"}},
+    },
+}
+AUDIT_ARTIFACT = {
+    "type": "object",
+    "description": "The session's signed audit trail (format agents-protocol-audit/1)",
+    "required": ["format", "session_id", "events", "root_hash", "algorithm", "canonicalization",
+                 "key_id", "public_key", "signature"],
+    "properties": {
+        "format": {"type": "string"},
+        "session_id": {"type": "string"},
+        "events": {"type": "array", "items": {"type": "object"}},
+        "root_hash": {"type": "string"},
+        "algorithm": {"const": "Ed25519"},
+        "canonicalization": {"const": "RFC8785"},
+        "key_id": {"type": "string"},
+        "public_key": {"type": "string", "description": "Base64 of the DER SubjectPublicKeyInfo"},
+        "signature": {"type": "string"},
     },
 }
 SESSION_ENDED = {
@@ -57,6 +76,8 @@ def build_openapi(config, origin):
         _path_item(paths, capability.endpoint)[capability.method.lower()] = _operation(capability)
     _path_item(paths, config.session.create_endpoint)["post"] = _session_create()
     _path_item(paths, config.session.delete_endpoint)["delete"] = _session_delete()
+    if config.audit.enabled:
+        _path_item(paths, config.audit.endpoint)["get"] = _audit(config.audit.endpoint)
     return {
         "openapi": OPENAPI_VERSION,
         "info": _info(config, base),
@@ -173,6 +194,21 @@ def _session_delete():
         "tags": ["session"],
         "security": SESSION_SECURITY,
         "responses": {"200": _success("The ended session", SESSION_ENDED), **_errors("DELETE", True)},
+    }
+
+
+def _audit(template):
+    return {
+        "operationId": "audit",
+        "summary": "The signed audit trail of an ended session, for the holder of its token",
+        "tags": ["audit"],
+        "security": SESSION_SECURITY,
+        "parameters": [_path_parameter(name, ()) for name in _path_names(template)],
+        "responses": {
+            "200": _success("The sealed artifact", AUDIT_ARTIFACT),
+            "425": {"$ref": "#/components/responses/TooEarly"},
+            **_errors("GET", True),
+        },
     }
 
 

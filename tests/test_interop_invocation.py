@@ -1,0 +1,57 @@
+"""Skills called through PactSpec or A2A are agent API calls like any other: same rate limit, same audit chain."""
+import requests
+
+from agents_protocol.models import AuditEvent, RateLimitConfig
+from catalog.demo import load_demo_catalog
+from tests.api_client import API, AgentClient, auth_headers
+
+PACTSPEC = "/.well-known/agents/pactspec"
+A2A = "/.well-known/agents/a2a"
+
+
+def send_message(live_server, skill, skill_input, headers=None):
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m1", "role": "ROLE_USER", "parts": [{"data": {"skill": skill, "input": skill_input}}]}}}
+    return requests.post(f"{live_server.url}{A2A}", json=body, headers=headers or {}, timeout=10)
+
+
+def test_calls_of_a_session_join_its_audit_chain(live_server):
+    load_demo_catalog()
+    shopper = AgentClient(live_server.url)
+    session = shopper.start_session(agent_name="interop")
+    bearer = auth_headers(session["session_token"])
+
+    added = requests.post(f"{live_server.url}{PACTSPEC}/cart-add", json={"item_id": "mug-celadon"},
+                          headers=bearer, timeout=10)
+    refused = requests.post(f"{live_server.url}{PACTSPEC}", json={"skill": "cart-add", "input": {"item_id": "nope"}},
+                            headers=bearer, timeout=10)
+    viewed = send_message(live_server, "cart.view", {}, bearer)
+    assert (added.status_code, refused.status_code, viewed.status_code) == (200, 404, 200)
+    assert viewed.json()["result"]["message"]["parts"][0]["data"]["cart_size"] == 1
+
+    events = AuditEvent.objects.filter(session__public_id=session["session_id"]).order_by("seq")
+    assert [(e.capability, e.method, e.path, e.response_status, e.policy_result) for e in events][1:] == [
+        ("cart.add", "POST", f"{PACTSPEC}/cart-add", 200, "allowed"),
+        ("cart.add", "POST", PACTSPEC, 404, f"refused:{refused.json()['code']}"),
+        ("cart.view", "POST", A2A, 200, "allowed"),
+    ]
+    assert events[1].params == {"item_id": "mug-celadon", "quantity": 1}
+    assert events[1].prev_hash == events[0].event_hash
+
+
+def test_one_rate_limit_for_the_api_pactspec_and_a2a(live_server):
+    limits = RateLimitConfig.load()
+    limits.requests_per_minute = 3
+    limits.save()
+    first = requests.post(f"{live_server.url}{PACTSPEC}/browse", json={}, timeout=10)
+    assert first.status_code == 200
+    assert (first.headers["X-RateLimit-Limit"], first.headers["X-RateLimit-Remaining"]) == ("3", "2")
+    assert AgentClient(live_server.url).get(f"{API}/browse").status_code == 200
+    assert send_message(live_server, "browse", {}).status_code == 200
+
+    refused = requests.post(f"{live_server.url}{PACTSPEC}/browse", json={}, timeout=10)
+    assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) >= 1
+    over = send_message(live_server, "browse", {})
+    assert over.status_code == 429 and int(over.headers["Retry-After"]) >= 1
+    assert over.json()["error"]["data"][0]["metadata"] == {"code": "rate_limited", "status": "429"}
