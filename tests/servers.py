@@ -1,4 +1,5 @@
 """Run the real site under gunicorn in a subprocess, on its own data directory."""
+import json
 import os
 import socket
 import subprocess
@@ -39,8 +40,12 @@ class SiteProcess:
             self.process.kill()
 
 
+# Settings the tests' own environment must not pass to a site unless a test says so.
+SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY"}
+
+
 def site_env(data_dir, **extra):
-    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    env = {key: value for key, value in os.environ.items() if key not in SITE_SETTINGS}
     env.update({"DATA_DIR": str(data_dir), "DJANGO_SETTINGS_MODULE": "acme.settings", **extra})
     return env
 
@@ -62,15 +67,40 @@ def start_site(data_dir, workers=2, **extra_env):
     return site
 
 
-def _wait_until_serving(site, timeout=60):
+def migrate(env):
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+
+
+def serve_site(env, workers=2):
+    """Serve with gunicorn through the shipped deploy/gunicorn.conf.py, without migrating
+    (several instances may share one database); waits until it answers."""
+    port = free_port()
+    env = {**env, "HOST": "127.0.0.1", "PORT": str(port), "WORKERS": str(workers)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--config", "deploy/gunicorn.conf.py", "acme.wsgi"], cwd=ROOT, env=env
+    )
+    site = SiteProcess(url=f"http://127.0.0.1:{port}", env=env, process=process)
+    _wait_until_serving(site, probe="/healthz")  # answers over plain HTTP in production mode too
+    return site
+
+
+def _wait_until_serving(site, timeout=60, probe="/.well-known/agents.txt"):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if site.process.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {site.process.returncode}")
         try:
-            requests.get(f"{site.url}/.well-known/agents.txt", timeout=10)
+            requests.get(f"{site.url}{probe}", timeout=10)
             return
         except requests.RequestException:
             time.sleep(0.2)
     site.stop()
     raise RuntimeError("gunicorn did not start in time")
+
+
+def set_rate_limit(site, requests_per_minute):
+    """Change requests_per_minute the way an operator would: export, edit, import."""
+    config = json.loads(site.manage("agents_config", "export").stdout)
+    config["rate_limit"]["requests_per_minute"] = requests_per_minute
+    result = site.manage("agents_config", "import", "-", input=json.dumps(config))
+    assert result.returncode == 0, result.stderr

@@ -9,7 +9,7 @@ tokens does not buy fresh budgets.
 
 Windows are django-ratelimit's: fixed 60-second windows, each key's offset by a hash of the
 key. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
-`X-RateLimit-Reset` (whole seconds until the window frees, at least 1); past the limit the
+`X-RateLimit-Reset` (whole seconds until the window frees, 1 to 60); past the limit the
 call is refused with a 429 `rate_limited` envelope and an integer `Retry-After` (the same
 number). django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
 """
@@ -65,7 +65,8 @@ def enforce(request, session=None, rate_limit=None):
     if counted is None:  # RATELIMIT_ENABLE = False
         setattr(request, USAGE_ATTRIBUTE, None)
         return
-    usage = Usage(limit, max(0, limit - counted["count"]), max(1, counted["time_left"]))
+    # time_left is how many whole seconds the window's last second lies ahead; it frees a second later.
+    usage = Usage(limit, max(0, limit - counted["count"]), counted["time_left"] + 1)
     setattr(request, USAGE_ATTRIBUTE, usage)
     if counted["should_limit"]:
         raise CapabilityError(

@@ -1,0 +1,42 @@
+"""Parallel bursts against the API's rate limit, kept inside one counting window.
+
+django-ratelimit counts in fixed 60-second windows, each key's offset by a hash of the key,
+so a burst that straddled a window's end would meet two counters. `fresh_window` makes one
+counted call and reads X-RateLimit-Reset; when the window ends within MARGIN_SECONDS it
+waits for the next window and calls again. A burst of a few dozen local calls takes well
+under a second, far inside the margin.
+"""
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+MARGIN_SECONDS = 10
+
+
+def fresh_window(call):
+    """Make a counted call well inside a window; returns its X-RateLimit-Remaining."""
+    response = call()
+    reset = int(response.headers["X-RateLimit-Reset"])
+    if reset < MARGIN_SECONDS:
+        time.sleep(reset + 1)
+        response = call()
+    return int(response.headers["X-RateLimit-Remaining"])
+
+
+def burst(calls):
+    """Start every call at once (a thread each); returns the responses in call order."""
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        return list(pool.map(lambda call: call(), calls))
+
+
+def assert_exact(responses, allowed):
+    """`allowed` calls answered (each with a different Remaining), every other one refused with 429."""
+    answered = [r for r in responses if r.status_code != 429]
+    refused = [r for r in responses if r.status_code == 429]
+    assert [r.status_code for r in answered] == [200] * allowed
+    assert sorted(int(r.headers["X-RateLimit-Remaining"]) for r in answered) == list(range(allowed))
+    assert len(refused) == len(responses) - allowed
+    for response in refused:
+        assert response.json()["code"] == "rate_limited"
+        assert int(response.headers["Retry-After"]) >= 1
+        assert response.headers["Retry-After"] == response.headers["X-RateLimit-Reset"]
+        assert response.headers["X-RateLimit-Remaining"] == "0"

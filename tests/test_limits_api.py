@@ -1,0 +1,187 @@
+"""The API's rate limit in one process: headers, 429, keys, admin changes, trusted proxies.
+
+django-ratelimit's clock is frozen (and moved by hand where a test needs the next window),
+so no window can end in the middle of a test. The counters are real: the site's cache.
+"""
+import hashlib
+from types import SimpleNamespace
+
+import pytest
+from django.test import RequestFactory
+from django_ratelimit import core
+
+from agents_protocol.api.auth import client_address
+from agents_protocol.api.limits import rate_key
+from agents_protocol.models import RateLimitConfig
+from tests.api_client import API, SESSION_PATH
+from tests.factories import make_agent_session
+
+pytestmark = pytest.mark.django_db
+
+SEARCH = f"{API}/search?q=mug"
+CART_VIEW = f"{API}/cart/view"
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """django-ratelimit's time, frozen; tests move `clock.now` forward."""
+    clock = SimpleNamespace(now=1_800_000_000.0)
+    monkeypatch.setattr(core, "time", SimpleNamespace(time=lambda: clock.now))
+    return clock
+
+
+def set_limit(requests_per_minute):
+    config = RateLimitConfig.load()
+    config.requests_per_minute = requests_per_minute
+    config.save()
+
+
+def create_session(client, **headers):
+    return client.post(SESSION_PATH, content_type="application/json", **headers)
+
+
+def limit_headers(response):
+    return {name: response.headers.get(name) for name in ("X-RateLimit-Limit", "X-RateLimit-Remaining")}
+
+
+def test_every_answer_carries_the_limit_and_the_remaining_calls(client, clock):
+    first, second = client.get(SEARCH), client.get(SEARCH)
+    assert first.status_code == second.status_code == 200
+    assert limit_headers(first) == {"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "59"}
+    assert limit_headers(second) == {"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "58"}
+    assert 1 <= int(first.headers["X-RateLimit-Reset"]) <= 60
+
+
+def test_past_the_limit_the_answer_is_429_rate_limited_with_retry_after(client, clock):
+    set_limit(3)
+    answered = [client.get(SEARCH) for _ in range(3)]
+    refused = client.get(SEARCH)
+
+    assert [r.status_code for r in answered] == [200, 200, 200]
+    assert refused.status_code == 429
+    body = refused.json()
+    assert body["ok"] is False and body["code"] == "rate_limited" and "3 per minute" in body["error"]
+    retry_after = refused.headers["Retry-After"]
+    assert retry_after.isdigit() and int(retry_after) >= 1
+    assert retry_after == refused.headers["X-RateLimit-Reset"]
+    assert limit_headers(refused) == {"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "0"}
+
+
+def test_the_next_window_admits_calls_again(client, clock):
+    set_limit(1)
+    assert client.get(SEARCH).status_code == 200
+    refused = client.get(SEARCH)
+    assert refused.status_code == 429
+
+    clock.now += int(refused.headers["Retry-After"])
+    assert client.get(SEARCH).status_code == 200
+
+
+def test_a_change_in_admin_applies_to_the_next_call(admin_client, client, clock):
+    assert client.get(SEARCH).headers["X-RateLimit-Limit"] == "60"
+    change = admin_client.post("/admin/agents_protocol/ratelimitconfig/1/change/",
+                               {"requests_per_minute": 2, "max_sessions": 5})
+    assert change.status_code == 302
+
+    assert [client.get(SEARCH).status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_a_session_and_its_address_have_separate_budgets(client, clock):
+    set_limit(2)
+    session = make_agent_session()
+    bearer = {"HTTP_AUTHORIZATION": f"Bearer {session.raw_token}"}
+
+    assert [client.get(CART_VIEW, **bearer).status_code for _ in range(3)] == [200, 200, 429]
+    assert client.get(SEARCH).status_code == 200  # the address has used nothing yet
+
+
+def test_invented_tokens_count_against_the_address(client, clock):
+    set_limit(2)
+    statuses = [client.get(SEARCH, HTTP_AUTHORIZATION=f"Bearer invented-{n}").status_code for n in range(3)]
+    assert statuses == [200, 200, 429]
+
+
+def test_refused_calls_count_and_carry_the_headers_too(client, clock):
+    set_limit(3)
+    unknown_path = client.get(f"{API}/nowhere")
+    bad_token = client.get(CART_VIEW, HTTP_AUTHORIZATION="Bearer not-a-session")
+    session_create = create_session(client)
+
+    assert (unknown_path.status_code, bad_token.status_code, session_create.status_code) == (404, 401, 201)
+    assert [r.headers["X-RateLimit-Remaining"] for r in (unknown_path, bad_token, session_create)] == ["2", "1", "0"]
+    assert client.get(f"{API}/nowhere").json()["code"] == "rate_limited"
+
+
+def test_the_rate_key_of_a_session_is_its_token_hash_never_the_token(rf):
+    session = make_agent_session()
+    key = rate_key(rf.get(SEARCH), session)
+    assert key == f"session:{hashlib.sha256(session.raw_token.encode()).hexdigest()}"
+    assert session.raw_token not in key
+
+
+def test_ipv6_addresses_share_a_budget_per_64(rf):
+    one = rf.get(SEARCH, REMOTE_ADDR="2001:db8:1:2::1")
+    other = rf.get(SEARCH, REMOTE_ADDR="2001:db8:1:2:ffff::9")
+    elsewhere = rf.get(SEARCH, REMOTE_ADDR="2001:db8:1:3::1")
+    assert rate_key(one) == rate_key(other) == "address:2001:db8:1:2::/64"
+    assert rate_key(elsewhere) != rate_key(one)
+
+
+def test_ratelimit_enable_false_turns_counting_off(client, clock, settings):
+    settings.RATELIMIT_ENABLE = False
+    set_limit(1)
+    responses = [client.get(SEARCH) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert "X-RateLimit-Limit" not in responses[0].headers
+
+
+# Trusted proxies: X-Forwarded-For only counts when a setting says how many proxies append to it.
+
+def forwarded(remote, header):
+    return RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=header)
+
+
+def trust_proxies(settings, count):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "TRUSTED_PROXY_COUNT": count}
+
+
+def test_forwarded_for_is_ignored_by_default(settings):
+    assert client_address(forwarded("198.51.100.7", "203.0.113.1")) == "198.51.100.7"
+
+
+@pytest.mark.parametrize("count, header, expected", [
+    (1, "203.0.113.1", "203.0.113.1"),
+    (1, "6.6.6.6, 203.0.113.1", "203.0.113.1"),  # the client forged the left entry
+    (2, "6.6.6.6, 203.0.113.1, 10.0.0.2", "203.0.113.1"),
+    (2, "203.0.113.1", "198.51.100.7"),  # fewer hops than proxies: not trusted
+    (1, "not-an-address", "198.51.100.7"),
+    (1, "", "198.51.100.7"),
+])
+def test_trusted_proxies_take_the_entry_their_outermost_proxy_added(settings, count, header, expected):
+    trust_proxies(settings, count)
+    assert client_address(forwarded("198.51.100.7", header)) == expected
+
+
+def test_a_forged_forwarded_for_does_not_buy_a_fresh_budget(client, clock):
+    set_limit(2)
+    statuses = [client.get(SEARCH, HTTP_X_FORWARDED_FOR=f"203.0.113.{n}").status_code for n in range(3)]
+    assert statuses == [200, 200, 429]
+
+
+def test_behind_a_trusted_proxy_each_client_has_its_own_budget(client, clock, settings):
+    trust_proxies(settings, 1)
+    set_limit(1)
+    assert client.get(SEARCH, HTTP_X_FORWARDED_FOR="203.0.113.1").status_code == 200
+    assert client.get(SEARCH, HTTP_X_FORWARDED_FOR="203.0.113.1").status_code == 429
+    assert client.get(SEARCH, HTTP_X_FORWARDED_FOR="203.0.113.2").status_code == 200
+
+
+def test_max_sessions_counts_the_address_behind_the_trusted_proxy(client, clock, settings):
+    trust_proxies(settings, 1)
+    config = RateLimitConfig.load()
+    config.max_sessions = 1
+    config.save()
+    responses = [create_session(client, HTTP_X_FORWARDED_FOR=address)
+                 for address in ("203.0.113.1", "203.0.113.1", "203.0.113.2")]
+    assert [r.status_code for r in responses] == [201, 429, 201]
+    assert responses[1].json()["code"] == "too_many_sessions"

@@ -1,0 +1,50 @@
+"""Embedded default (SQLite + diskcache in DATA_DIR): four gunicorn workers share exact counters.
+
+The site trusts one proxy (TRUSTED_PROXY_COUNT=1) and each test plays that proxy with its own
+X-Forwarded-For address, so the tests' budgets never mix.
+"""
+import pytest
+import requests
+
+from tests.api_client import API, SESSION_PATH
+from tests.bursts import assert_exact, burst, fresh_window
+from tests.servers import migrate, serve_site, set_rate_limit, site_env
+
+LIMIT = 20
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    env = site_env(tmp_path_factory.mktemp("limits-site"), TRUSTED_PROXY_COUNT="1")
+    migrate(env)
+    site = serve_site(env, workers=4)
+    set_rate_limit(site, LIMIT)
+    yield site
+    site.stop()
+
+
+def search_call(site, address, token=None):
+    headers = {"X-Forwarded-For": address, **({"Authorization": f"Bearer {token}"} if token else {})}
+    return lambda: requests.get(f"{site.url}{API}/search", params={"q": "mug"}, headers=headers, timeout=30)
+
+
+def test_parallel_calls_from_one_address_through_four_workers_refuse_exactly_the_excess(site):
+    call = search_call(site, "203.0.113.10")
+    remaining = fresh_window(call)
+    assert remaining == LIMIT - 1
+
+    assert_exact(burst([call] * (remaining + 7)), allowed=remaining)
+
+
+def test_a_session_has_its_own_exact_budget_apart_from_its_address(site):
+    address = "203.0.113.11"
+    created = requests.post(f"{site.url}{SESSION_PATH}", headers={"X-Forwarded-For": address}, timeout=10)
+    assert created.status_code == 201
+    with_session = search_call(site, address, created.json()["data"]["session_token"])
+    remaining = fresh_window(with_session)
+    assert remaining == LIMIT - 1
+
+    assert_exact(burst([with_session] * (remaining + 5)), allowed=remaining)
+    anonymous = search_call(site, address)()
+    assert anonymous.status_code == 200
+    assert int(anonymous.headers["X-RateLimit-Remaining"]) >= LIMIT - 2  # only the session create counted
