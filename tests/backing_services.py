@@ -1,0 +1,104 @@
+"""Real PostgreSQL and Redis servers for the scale-out tests: loopback only, data in a
+temporary directory, started once per test run and stopped at its end.
+
+Import the fixtures into a test module (`from tests.backing_services import postgres_server`).
+scripts/install-system-deps installs both servers from Debian, and `make test` runs it; a
+missing binary fails the test with that hint (never a skip). PostgreSQL refuses to run as
+root, so as root initdb and the server run as the `postgres` user the package creates.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+
+from tests.servers import free_port
+
+POSTGRES_BIN = Path("/usr/lib/postgresql/15/bin")
+INSTALL_HINT = "install it with scripts/install-system-deps (make test runs it)"
+
+
+@dataclass
+class PostgresServer:
+    port: int
+
+    def url(self, database):
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self, name):
+        """A new empty database; returns its URL."""
+        with psycopg.connect(self.url("postgres"), autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+
+def _as_postgres_user():
+    """The command prefix that runs PostgreSQL's tools as a non-root user."""
+    return ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+
+
+def _run(command):
+    result = subprocess.run([str(part) for part in command], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, f"{command[0]} failed:\n{result.stdout}\n{result.stderr}"
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    if not (POSTGRES_BIN / "initdb").exists():
+        pytest.fail(f"PostgreSQL 15 is not installed (no {POSTGRES_BIN}/initdb): {INSTALL_HINT}")
+    root = Path(tempfile.mkdtemp(prefix="acme-postgres-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+    data, port, as_user = root / "data", free_port(), _as_postgres_user()
+    _run([*as_user, POSTGRES_BIN / "initdb", "-D", data, "-U", "postgres", "--auth=trust",
+          "--encoding=UTF8", "--locale=C", "--no-sync"])
+    # Durability is not what these tests measure: fsync off keeps them fast.
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+    _run([*as_user, POSTGRES_BIN / "pg_ctl", "-D", data, "-l", root / "server.log", "-o", options, "-w", "start"])
+    try:
+        yield PostgresServer(port)
+    finally:
+        _run([*as_user, POSTGRES_BIN / "pg_ctl", "-D", data, "-m", "fast", "-w", "stop"])
+        shutil.rmtree(root)
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """The URL of a fresh Redis server (no persistence)."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail(f"redis-server is not installed: {INSTALL_HINT}")
+    root = Path(tempfile.mkdtemp(prefix="acme-redis-"))
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(root)],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        _wait_for_redis(url, process)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        shutil.rmtree(root)
+
+
+def _wait_for_redis(url, process, timeout=20):
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"redis-server exited with {process.returncode}")
+        try:
+            client.ping()
+            return
+        except redis.ConnectionError:
+            time.sleep(0.1)
+    pytest.fail("redis-server did not answer in time")

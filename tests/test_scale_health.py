@@ -1,0 +1,41 @@
+"""/healthz over real HTTP: 200 when the database and the cache answer, 503 JSON naming the
+one that does not (an unreachable PostgreSQL, an unreachable Redis). The checks need no
+tables, so these sites are not even migrated."""
+import pytest
+import requests
+
+from tests.servers import free_port, serve_site, site_env
+
+
+def healthz(site):
+    response = requests.get(f"{site.url}/healthz", timeout=30)
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.headers["Cache-Control"] == "no-store"
+    return response.status_code, response.json()
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started = []
+
+    def serve(**env):
+        started.append(serve_site(site_env(tmp_path, **env), workers=1))
+        return started[-1]
+
+    yield serve
+    for site in started:
+        site.stop()
+
+
+def test_the_embedded_default_is_healthy(serve):
+    assert healthz(serve()) == (200, {"ok": True, "checks": {"database": "ok", "cache": "ok"}})
+
+
+def test_an_unreachable_database_is_503(serve):
+    site = serve(DATABASE_URL=f"postgres://acme@127.0.0.1:{free_port()}/acme")
+    assert healthz(site) == (503, {"ok": False, "checks": {"database": "failed: OperationalError", "cache": "ok"}})
+
+
+def test_an_unreachable_cache_is_503(serve):
+    site = serve(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
+    assert healthz(site) == (503, {"ok": False, "checks": {"database": "ok", "cache": "failed: ConnectionError"}})
