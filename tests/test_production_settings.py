@@ -1,0 +1,159 @@
+"""DJANGO_ENV=production, system checks in every shipped configuration, the container's entry
+point and the README's environment table. Settings are read at import, so everything here
+runs in subprocesses with the environment under test."""
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.servers import ROOT, migrate, serve_site, site_env
+
+REDIS_URL = "redis://127.0.0.1:6379/0"  # never contacted: checks only read the settings
+KEY_REFUSED = "DJANGO_ENV=production needs SECRET_KEY in the environment"
+
+
+def production_env(data_dir, **extra):
+    return site_env(data_dir, DJANGO_ENV="production", SECRET_KEY=secrets.token_urlsafe(50), **extra)
+
+
+def manage(env, *args):
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("production, command", [(False, ["check"]), (True, ["check", "--deploy"])])
+def test_with_redis_every_check_passes_at_warning_level(tmp_path, production, command):
+    env = (production_env if production else site_env)(tmp_path, REDIS_URL=REDIS_URL)
+    result = manage(env, *command, "--fail-level", "WARNING")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+@pytest.mark.parametrize("production, command", [(False, ["check"]), (True, ["check", "--deploy"])])
+def test_on_one_host_the_only_issue_is_ratelimits_warning_about_diskcache(tmp_path, production, command):
+    env = (production_env if production else site_env)(tmp_path)
+    result = manage(env, *command)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "(django_ratelimit.W001) cache backend diskcache.DjangoCache is not officially supported" in output
+    assert "System check identified 1 issue (0 silenced)." in output
+
+
+@pytest.mark.parametrize("secret_key", [None, "django-insecure-" + secrets.token_urlsafe(50), "short-key"])
+def test_production_refuses_a_missing_or_weak_secret_key(tmp_path, secret_key):
+    env = production_env(tmp_path)
+    env.pop("SECRET_KEY")
+    if secret_key:
+        env["SECRET_KEY"] = secret_key
+    result = manage(env, "check")
+    assert result.returncode != 0
+    assert KEY_REFUSED in result.stderr
+
+
+def test_an_unknown_django_env_is_refused(tmp_path):
+    result = manage(site_env(tmp_path, DJANGO_ENV="prod"), "check")
+    assert result.returncode != 0
+    assert "DJANGO_ENV must be 'development' or 'production', not 'prod'" in result.stderr
+
+
+def security_settings(env):
+    names = ["DEBUG", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS",
+             "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "WHITENOISE_USE_FINDERS"]
+    code = f"import json; from django.conf import settings; print(json.dumps({{n: getattr(settings, n) for n in {names}}}))"
+    result = manage(env, "shell", "--verbosity", "0", "--command", code)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_production_turns_on_https_only_cookies_redirect_and_a_year_of_hsts(tmp_path):
+    assert security_settings(production_env(tmp_path)) == {
+        "DEBUG": False, "SESSION_COOKIE_SECURE": True, "CSRF_COOKIE_SECURE": True, "SECURE_SSL_REDIRECT": True,
+        "SECURE_HSTS_SECONDS": 31536000, "SECURE_HSTS_INCLUDE_SUBDOMAINS": True, "SECURE_HSTS_PRELOAD": True,
+        "WHITENOISE_USE_FINDERS": False,
+    }
+
+
+def test_hsts_is_configurable(tmp_path):
+    env = production_env(tmp_path, HSTS_SECONDS="3600", HSTS_INCLUDE_SUBDOMAINS="false", HSTS_PRELOAD="false")
+    found = security_settings(env)
+    assert (found["SECURE_HSTS_SECONDS"], found["SECURE_HSTS_INCLUDE_SUBDOMAINS"], found["SECURE_HSTS_PRELOAD"]) == (
+        3600, False, False)
+
+
+@pytest.fixture
+def production_site(tmp_path):
+    """A production instance as the image runs it: static files collected beforehand into STATIC_ROOT."""
+    env = production_env(tmp_path / "data", STATIC_ROOT=str(tmp_path / "collected"))
+    assert manage(env, "collectstatic", "--noinput", "-v0").returncode == 0
+    migrate(env)
+    site = serve_site(env, workers=1)
+    yield site
+    site.stop()
+
+
+HTTPS = {"X-Forwarded-Proto": "https"}  # as a TLS-terminating proxy on 127.0.0.1 says (gunicorn trusts it)
+
+
+def test_a_production_instance_redirects_to_https_and_serves_collected_static_files(production_site):
+    url = production_site.url
+    health = requests.get(f"{url}/healthz", allow_redirects=False, timeout=10)
+    assert health.status_code == 200  # probes speak plain HTTP to the instance
+    redirect = requests.get(f"{url}/", allow_redirects=False, timeout=10)
+    assert (redirect.status_code, redirect.headers["Location"]) == (301, f"https{url.removeprefix('http')}/")
+
+    page = requests.get(f"{url}/admin/login/", headers=HTTPS, allow_redirects=False, timeout=10)
+    assert page.status_code == 200
+    assert page.headers["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"
+    assert "secure" in page.headers["Set-Cookie"].lower()
+
+    css = requests.get(f"{url}/static/css/site.css", headers=HTTPS, timeout=10)
+    assert css.status_code == 200
+    assert css.content == (ROOT / "static/css/site.css").read_bytes()
+
+
+def entrypoint(env, *command):
+    env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}  # `python` is the venv's
+    return subprocess.run([str(ROOT / "deploy/entrypoint.sh"), *command], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_entrypoint_migrates_then_runs_its_command(tmp_path):
+    result = entrypoint(site_env(tmp_path), "python", "manage.py", "showmigrations", "agents_protocol")
+    assert result.returncode == 0, result.stderr
+    assert "[X] 0001_initial" in result.stdout
+
+
+def test_the_entrypoint_leaves_migrations_to_a_release_step_when_asked(tmp_path):
+    env = site_env(tmp_path, MIGRATE_ON_START="0")
+    result = entrypoint(env, "python", "manage.py", "showmigrations", "agents_protocol")
+    assert result.returncode == 0, result.stderr
+    assert "[ ] 0001_initial" in result.stdout
+
+
+def test_the_entrypoint_refuses_production_without_a_secret_key(tmp_path):
+    env = production_env(tmp_path)
+    env.pop("SECRET_KEY")
+    result = entrypoint(env, "echo", "server started")
+    assert result.returncode != 0
+    assert KEY_REFUSED in result.stderr
+    assert "server started" not in result.stdout
+
+
+ENV_READERS = [r'os\.environ\.get\("([A-Z_]+)"', r'env_(?:bool|list)\("([A-Z_]+)"', r'\$\{([A-Z_]+)']
+CONFIGURED_FILES = ["acme/settings.py", "deploy/gunicorn.conf.py", "deploy/entrypoint.sh"]
+
+
+def test_every_environment_variable_is_documented_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    table = "\n".join(line for line in readme.splitlines() if line.startswith("| `"))
+    names = {name for path in CONFIGURED_FILES for pattern in ENV_READERS
+             for name in re.findall(pattern, (ROOT / path).read_text())}
+    assert {"REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "GUNICORN_TIMEOUT", "MIGRATE_ON_START"} <= names
+    names.add("DATABASE_URL")  # read by dj_database_url
+    assert sorted(name for name in names if f"`{name}`" not in table) == []
