@@ -15,6 +15,7 @@ from agents_protocol.api.limits import rate_key
 from agents_protocol.models import RateLimitConfig
 from tests.api_client import API, SESSION_PATH
 from tests.factories import make_agent_session
+from tests.servers import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -125,6 +126,16 @@ def test_ipv6_addresses_share_a_budget_per_64(rf):
     elsewhere = rf.get(SEARCH, REMOTE_ADDR="2001:db8:1:3::1")
     assert rate_key(one) == rate_key(other) == "address:2001:db8:1:2::/64"
     assert rate_key(elsewhere) != rate_key(one)
+
+
+def test_a_cache_that_cannot_count_is_503_backend_unavailable(client, settings):
+    settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
+                                   "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}  # nothing listens there
+    response = client.get(SEARCH)
+    assert response.status_code == 503
+    assert response.json()["code"] == "backend_unavailable"
+    assert response.headers["Retry-After"] == "5"
+    assert "X-RateLimit-Limit" not in response.headers
 
 
 def test_ratelimit_enable_false_turns_counting_off(client, clock, settings):

@@ -11,9 +11,11 @@ Windows are django-ratelimit's: fixed 60-second windows, each key's offset by a 
 key. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
 `X-RateLimit-Reset` (whole seconds until the window frees, 1 to 60); past the limit the
 call is refused with a 429 `rate_limited` envelope and an integer `Retry-After` (the same
-number). django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
+number). A cache that cannot count (Redis down) makes the call a 503 `backend_unavailable`.
+django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
 """
 import ipaddress
+import logging
 from dataclasses import dataclass
 
 from django_ratelimit.core import get_usage
@@ -25,6 +27,8 @@ from .auth import client_address
 GROUP = "agents_protocol.api"
 PERIOD_SECONDS = 60
 USAGE_ATTRIBUTE = "agents_rate_limit"  # set on the request once the call is counted
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -60,10 +64,15 @@ def enforce(request, session=None, rate_limit=None):
         return
     limit = (rate_limit or current_config().rate_limit).requests_per_minute
     key = rate_key(request, session)
-    counted = get_usage(request, group=GROUP, key=lambda group, request: key,
-                        rate=(limit, PERIOD_SECONDS), increment=True)
+    setattr(request, USAGE_ATTRIBUTE, None)  # counted, or tried: never twice
+    try:
+        counted = get_usage(request, group=GROUP, key=lambda group, request: key,
+                            rate=(limit, PERIOD_SECONDS), increment=True)
+    except Exception as error:  # cache backends share no error type (redis.ConnectionError, …)
+        logger.exception("The rate-limit cache failed")
+        raise CapabilityError(503, "backend_unavailable", "The shop's cache is unavailable; retry shortly.",
+                              headers={"Retry-After": "5"}) from error
     if counted is None:  # RATELIMIT_ENABLE = False
-        setattr(request, USAGE_ATTRIBUTE, None)
         return
     # time_left is how many whole seconds the window's last second lies ahead; it frees a second later.
     usage = Usage(limit, max(0, limit - counted["count"]), counted["time_left"] + 1)
