@@ -2,6 +2,7 @@
 import asyncio
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from io import StringIO
 
 import pytest
@@ -69,7 +70,9 @@ def send(base_url, skill, skill_input, headers=None):
                                                          parts=[part], context_id="ctx-1"))
             context = ClientCallContext(service_parameters=headers) if headers else None
             return [response async for response in client.send_message(request, context=context)]
-    return asyncio.run(call())
+    # A thread of its own: Playwright's sync API (browser tests) may already run a loop in this one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, call()).result()
 
 
 def answer_data(responses):
