@@ -1,11 +1,64 @@
-"""System checks: a configuration the API cannot serve is reported by `manage.py check`."""
-from django.core.checks import Error, Warning, register
+"""System checks: every misconfiguration the app can see is reported by `manage.py check`.
+
+| id      | what                                                                        |
+|---------|-----------------------------------------------------------------------------|
+| E001    | AGENTS_PROTOCOL["PROVIDER"] is not set                                      |
+| E002    | the provider cannot be imported                                             |
+| E003    | the provider lacks a ShopProvider method, or a method's parameters differ   |
+| E004    | AGENTS_PROTOCOL is not a dict, or has a key the app does not know (a typo)  |
+| E005    | the agent API middleware is not in MIDDLEWARE                               |
+| E006    | agents_protocol.urls is not included at the root of the URLconf             |
+| E007    | audit is on but neither SIGNING_KEY nor SIGNING_KEY_FILE is set             |
+| E008    | SIGNING_KEY is not base64 of 32 bytes                                       |
+| W001    | an enabled capability has no handler (agents calling it get 501)            |
+"""
+import base64
+import binascii
+import inspect
+
+from django.conf import settings
+from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
+from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
 from .capabilities import registered_names
-from .conf import get_setting
-from .models import Capability
+from .conf import DEFAULTS, get_setting
+from .models import AuditConfig, Capability
+from .provider import ShopProvider
+
+API_MIDDLEWARE = "agents_protocol.api.middleware.AgentsApiMiddleware"
+AGENTS_JSON_PATH = "/.well-known/agents.json"
+
+
+def provider_interface_problems(provider_class):
+    """What `provider_class` lacks to implement ShopProvider: one sentence per method, or [].
+
+    The app calls the provider's methods with positional arguments, so each method must
+    take exactly the protocol's parameters, in the protocol's order.
+    """
+    problems = []
+    for name, expected in _protocol_methods().items():
+        method = getattr(provider_class, name, None)
+        if not callable(method):
+            problems.append(f"{name}{_parameters(expected)} is missing.")
+        elif _parameters(method) != _parameters(expected):
+            problems.append(f"{name}{_parameters(method)} should take {name}{_parameters(expected)}.")
+    return problems
+
+
+def _protocol_methods():
+    return {name: value for name, value in vars(ShopProvider).items()
+            if callable(value) and not name.startswith("_")}
+
+
+def _parameters(function):
+    """The parameter list as written, without annotations: `(self, context, query, page, limit)`."""
+    names = []
+    for parameter in inspect.signature(function).parameters.values():
+        prefix = {parameter.VAR_POSITIONAL: "*", parameter.VAR_KEYWORD: "**"}.get(parameter.kind, "")
+        names.append(prefix + parameter.name)
+    return f"({', '.join(names)})"
 
 
 @register()
@@ -18,10 +71,107 @@ def provider_configured(app_configs, **kwargs):
             id="agents_protocol.E001",
         )]
     try:
-        import_string(path)
+        provider_class = import_string(path)
     except ImportError as error:
         return [Error(f"Cannot import the provider {path!r}: {error}", id="agents_protocol.E002")]
+    return [
+        Error(
+            f"The provider {path} does not implement ShopProvider: {problem}",
+            hint="See agents_protocol/provider.py; the app calls these methods with positional arguments.",
+            id="agents_protocol.E003",
+        )
+        for problem in provider_interface_problems(provider_class)
+    ]
+
+
+@register()
+def settings_known(app_configs, **kwargs):
+    overrides = getattr(settings, "AGENTS_PROTOCOL", {})
+    if not isinstance(overrides, dict):
+        return [Error(
+            f"AGENTS_PROTOCOL must be a dict, not {type(overrides).__name__}.",
+            id="agents_protocol.E004",
+        )]
+    return [
+        Error(
+            f"AGENTS_PROTOCOL has an unknown key {key!r}.",
+            hint=f"Known keys: {', '.join(DEFAULTS)} (see agents_protocol/conf.py).",
+            id="agents_protocol.E004",
+        )
+        for key in overrides
+        if key not in DEFAULTS
+    ]
+
+
+@register()
+def api_middleware_installed(app_configs, **kwargs):
+    if API_MIDDLEWARE in settings.MIDDLEWARE:
+        return []
+    return [Error(
+        f"{API_MIDDLEWARE} is not in MIDDLEWARE, so no agent API endpoint answers.",
+        hint="Add it right after SecurityMiddleware (and WhiteNoise, if you use it): the endpoints are "
+        "configured in admin, not in the URLconf.",
+        id="agents_protocol.E005",
+    )]
+
+
+@register(Tags.urls)
+def documents_routed(app_configs, **kwargs):
+    try:
+        path = reverse("agents_protocol:agents_json")
+    except NoReverseMatch:
+        return [Error(
+            "agents_protocol.urls is not included in the URLconf, so /.well-known/agents.json is not served.",
+            hint='Add path("", include("agents_protocol.urls")) to your urlpatterns.',
+            id="agents_protocol.E006",
+        )]
+    if path != AGENTS_JSON_PATH:
+        return [Error(
+            f"agents_protocol.urls is included under a prefix: agents.json is served at {path}, "
+            f"but agents look for {AGENTS_JSON_PATH}.",
+            hint='Include it at the root: path("", include("agents_protocol.urls")).',
+            id="agents_protocol.E006",
+        )]
     return []
+
+
+@register()
+def audit_signing_key(app_configs, **kwargs):
+    seed = get_setting("SIGNING_KEY")
+    if seed:
+        return _seed_errors(seed)
+    if get_setting("SIGNING_KEY_FILE") or not _audit_enabled():
+        return []
+    return [Error(
+        'Audit is on, but neither AGENTS_PROTOCOL["SIGNING_KEY"] nor ["SIGNING_KEY_FILE"] is set, '
+        "so agents.json and the audit trails cannot be signed.",
+        hint="Set SIGNING_KEY_FILE to a private, persistent path (created on first use), or SIGNING_KEY to "
+        "base64 of 32 random bytes from your secret store; or turn audit off in admin.",
+        id="agents_protocol.E007",
+    )]
+
+
+def _seed_errors(seed):
+    try:
+        valid = len(base64.b64decode(seed)) == 32  # decoded as audit/signing.py decodes it
+    except (binascii.Error, TypeError, ValueError):
+        valid = False
+    if valid:
+        return []
+    return [Error(
+        'AGENTS_PROTOCOL["SIGNING_KEY"] must be base64 of exactly 32 bytes (an Ed25519 seed).',
+        hint="Make one with: python -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())'",
+        id="agents_protocol.E008",
+    )]
+
+
+def _audit_enabled():
+    """Audit as configured; before the first migrate, the default configuration's (on)."""
+    try:
+        enabled = AuditConfig.objects.filter(pk=1).values_list("enabled", flat=True).first()
+    except DatabaseError:
+        return True
+    return enabled is not False
 
 
 @register()

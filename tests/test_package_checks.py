@@ -1,0 +1,134 @@
+"""System checks explain each misconfiguration of agents_protocol in a host project."""
+import base64
+
+import pytest
+from django.core.checks import run_checks
+from django.test import override_settings
+
+from agents_protocol import checks
+from agents_protocol.checks import provider_interface_problems
+from agents_protocol.models import AuditConfig
+from agents_protocol.provider import ShopProvider
+
+pytestmark = pytest.mark.django_db
+
+
+def ids(messages):
+    return [message.id for message in messages]
+
+
+def agents_protocol_settings(settings, **values):
+    """Acme's AGENTS_PROTOCOL with `values` changed (None removes a key)."""
+    changed = {**settings.AGENTS_PROTOCOL, **values}
+    return {key: value for key, value in changed.items() if value is not None}
+
+
+class CompleteProvider:
+    def search(self, context, query, page, limit): ...
+    def browse(self, context, category, sort, page, limit): ...
+    def item_detail(self, context, item_id): ...
+    def cart_add(self, context, item_id, quantity): ...
+    def cart_view(self, context): ...
+    def cart_update(self, context, item_id, quantity): ...
+    def cart_remove(self, context, item_id): ...
+    def checkout(self, context): ...
+    def order_status(self, context, order_id): ...
+    def contact(self, context, name, email, message): ...
+
+
+class IncompleteProvider(CompleteProvider):
+    contact = None  # not callable: as good as missing
+
+    def search(self, context, q, page): ...
+
+
+def test_the_acme_site_passes_every_check_of_the_app():
+    assert [m for m in run_checks() if m.id and m.id.startswith("agents_protocol")] == []
+
+
+def test_a_provider_with_every_method_has_no_problems():
+    assert provider_interface_problems(CompleteProvider) == []
+
+
+def test_missing_and_mismatched_provider_methods_are_named():
+    assert provider_interface_problems(IncompleteProvider) == [
+        "search(self, context, q, page) should take search(self, context, query, page, limit).",
+        "contact(self, context, name, email, message) is missing.",
+    ]
+
+
+def test_the_interface_checked_is_the_protocols_every_method():
+    problems = provider_interface_problems(object)
+    assert len(problems) == len([n for n in vars(ShopProvider) if not n.startswith("_")]) == 10
+
+
+def test_e001_the_provider_is_not_set(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER=None)
+    assert ids(checks.provider_configured(None)) == ["agents_protocol.E001"]
+
+
+def test_e002_the_provider_cannot_be_imported(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER="acme.agents.NoSuchProvider")
+    [error] = checks.provider_configured(None)
+    assert error.id == "agents_protocol.E002" and "acme.agents.NoSuchProvider" in error.msg
+
+
+def test_e003_the_provider_does_not_implement_the_protocol(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER=f"{__name__}.IncompleteProvider")
+    errors = checks.provider_configured(None)
+    assert ids(errors) == ["agents_protocol.E003", "agents_protocol.E003"]
+    assert "contact(self, context, name, email, message) is missing." in errors[1].msg
+
+
+def test_e004_unknown_keys_and_a_non_dict_are_reported(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEYFILE="/tmp/key")
+    [error] = checks.settings_known(None)
+    assert (error.id, error.msg) == ("agents_protocol.E004", "AGENTS_PROTOCOL has an unknown key 'SIGNING_KEYFILE'.")
+    assert "SIGNING_KEY_FILE" in error.hint
+    settings.AGENTS_PROTOCOL = [("PROVIDER", "acme.agents.AcmeProvider")]
+    assert ids(checks.settings_known(None)) == ["agents_protocol.E004"]
+
+
+def test_e005_the_api_middleware_is_missing(settings):
+    assert checks.api_middleware_installed(None) == []
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != checks.API_MIDDLEWARE]
+    assert ids(checks.api_middleware_installed(None)) == ["agents_protocol.E005"]
+
+
+@override_settings(ROOT_URLCONF="catalog.urls")
+def test_e006_the_urls_are_not_included():
+    [error] = checks.documents_routed(None)
+    assert error.id == "agents_protocol.E006" and "not included" in error.msg
+
+
+def test_e006_the_urls_are_included_under_a_prefix(settings, tmp_path, monkeypatch):
+    (tmp_path / "prefixed_urls.py").write_text(
+        "from django.urls import include, path\n"
+        "urlpatterns = [path('shop/', include('agents_protocol.urls'))]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    settings.ROOT_URLCONF = "prefixed_urls"
+    [error] = checks.documents_routed(None)
+    assert error.id == "agents_protocol.E006" and "/shop/.well-known/agents.json" in error.msg
+
+
+def test_e007_audit_on_without_a_signing_key(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY=None, SIGNING_KEY_FILE=None)
+    assert AuditConfig.load().enabled
+    assert ids(checks.audit_signing_key(None)) == ["agents_protocol.E007"]
+    AuditConfig.objects.filter(pk=1).update(enabled=False)
+    assert checks.audit_signing_key(None) == []
+
+
+def test_e008_a_signing_key_that_is_not_32_bytes(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY=base64.b64encode(b"short").decode())
+    assert ids(checks.audit_signing_key(None)) == ["agents_protocol.E008"]
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY="not base64 at all!")
+    assert ids(checks.audit_signing_key(None)) == ["agents_protocol.E008"]
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY=base64.b64encode(bytes(32)).decode())
+    assert checks.audit_signing_key(None) == []
+
+
+def test_manage_py_check_runs_the_new_checks(settings):
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != checks.API_MIDDLEWARE]
+    assert "agents_protocol.E005" in ids(run_checks())
