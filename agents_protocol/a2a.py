@@ -18,7 +18,7 @@ from .config import current_config
 from .cors import preflight_response
 from .errors import CapabilityError
 from .invocation import find_capability, invoke_for_request
-from .json_http import json_response, method_not_allowed, read_body, with_rate_limit_headers
+from .json_http import json_response, method_not_allowed, over_limit, read_body, with_rate_limit_headers
 from .views import request_origin
 
 logger = logging.getLogger("agents_protocol.a2a")
@@ -50,7 +50,8 @@ def rpc(request):
         request_id = payload.get("id")
         response = json_response({"jsonrpc": "2.0", "id": request_id, "result": _dispatch(request, payload)})
     except RpcError as error:
-        response = _error_response(request_id, error)
+        limited = over_limit(request)
+        response = _error_response(request_id, _refusal(limited) if limited else error)
     except Exception:
         logger.exception("Unexpected error in the A2A endpoint")
         response = _error_response(request_id, RpcError(INTERNAL_ERROR, "Something went wrong on our side; retry."))

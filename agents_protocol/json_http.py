@@ -56,3 +56,13 @@ def with_rate_limit_headers(request, response):
     for name, value in limits.response_headers(request).items():
         response[name] = value
     return response
+
+
+def over_limit(request):
+    """Count a refused call against the client address unless it was counted already, as the
+    agent API does; the 429 CapabilityError when that goes over the limit, else None."""
+    try:
+        limits.enforce(request)
+    except CapabilityError as error:
+        return error
+    return None

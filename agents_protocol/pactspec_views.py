@@ -18,6 +18,7 @@ from .json_http import (
     internal_error,
     json_response,
     method_not_allowed,
+    over_limit,
     read_body,
     with_rate_limit_headers,
 )
@@ -36,7 +37,7 @@ def _endpoint(method):
             try:
                 response = view(request, *args, **kwargs)
             except CapabilityError as error:
-                response = envelope_error(error)
+                response = envelope_error(over_limit(request) or error)
             except Exception:
                 response = internal_error(f"PactSpec {request.path}")
             return with_rate_limit_headers(request, response)

@@ -43,15 +43,16 @@ def test_one_rate_limit_for_the_api_pactspec_and_a2a(live_server):
     limits = RateLimitConfig.load()
     limits.requests_per_minute = 3
     limits.save()
-    first = requests.post(f"{live_server.url}{PACTSPEC}/browse", json={}, timeout=10)
-    assert first.status_code == 200
-    assert (first.headers["X-RateLimit-Limit"], first.headers["X-RateLimit-Remaining"]) == ("3", "2")
+    refused = requests.post(f"{live_server.url}{PACTSPEC}", json={"skill": "teleport"}, timeout=10)
+    assert refused.status_code == 400  # refusals count too, against the address
+    assert (refused.headers["X-RateLimit-Limit"], refused.headers["X-RateLimit-Remaining"]) == ("3", "2")
     assert AgentClient(live_server.url).get(f"{API}/browse").status_code == 200
     assert send_message(live_server, "browse", {}).status_code == 200
 
-    refused = requests.post(f"{live_server.url}{PACTSPEC}/browse", json={}, timeout=10)
-    assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
-    assert int(refused.headers["Retry-After"]) >= 1
-    over = send_message(live_server, "browse", {})
-    assert over.status_code == 429 and int(over.headers["Retry-After"]) >= 1
-    assert over.json()["error"]["data"][0]["metadata"] == {"code": "rate_limited", "status": "429"}
+    over = requests.post(f"{live_server.url}{PACTSPEC}/browse", json={}, timeout=10)
+    assert over.status_code == 429 and over.json()["code"] == "rate_limited"
+    assert int(over.headers["Retry-After"]) >= 1
+    malformed = requests.post(f"{live_server.url}{A2A}", data="{", timeout=10,
+                              headers={"Content-Type": "application/json"})
+    assert malformed.status_code == 429 and int(malformed.headers["Retry-After"]) >= 1
+    assert malformed.json()["error"]["data"][0]["metadata"] == {"code": "rate_limited", "status": "429"}
