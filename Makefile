@@ -1,6 +1,7 @@
 # Two commands for a fresh machine (see README.md):
 #   make run    install, migrate, load the demo catalog, serve with gunicorn
 #   make test   install everything (Python packages, Debian's chromium) and run every test
+#               (test-package first: the app's wheel in a second shop on Django 5.2 and 6, via nox)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -9,7 +10,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
+.PHONY: run test test-package install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,8 +45,11 @@ serve: install
 
 run: demo serve
 
-test: install-dev system-deps
+test: install-dev system-deps test-package
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-package: install-dev
+	$(BIN)/nox
 
 docs-screenshots: install-dev system-deps
 	$(BIN)/python scripts/admin_screenshots.py

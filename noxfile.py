@@ -1,0 +1,85 @@
+"""The app's own test suite: agents_protocol, built as a wheel, in a second Django shop.
+
+Each session builds the wheel, installs it with one Django into a fresh virtualenv that
+holds nothing else (no pytest, no Acme site), and runs tests/second_shop's suite with
+Django's test runner: real HTTP against a live server of that shop, its admin, its checks.
+
+    package-django52   Python 3.11, Django 5.2 and the *lowest* versions pyproject.toml allows
+    package-django6    Python 3.12, the newest Django 6 and the site's pins (requirements.txt)
+
+`make test-package` (part of `make test`) runs both. A missing interpreter fails the run:
+Python 3.12 is found on PATH or among pyenv's versions ($PYENV_ROOT, default ~/.pyenv).
+"""
+import glob
+import os
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import nox
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parent
+SECOND_SHOP = ROOT / "tests" / "second_shop"
+NEWEST_DJANGO_6 = "6.1.3"
+
+nox.options.error_on_missing_interpreters = True
+nox.options.download_python = "never"
+nox.options.reuse_venv = "no"
+nox.options.envdir = str(ROOT / ".venv" / "nox")  # ignored by git, removed by `make clean`
+nox.options.sessions = ["package-django52", "package-django6"]
+
+
+def interpreter(version):
+    """The path of a working python<version>: on PATH, else pyenv's newest <version>.x.
+
+    Returns the bare name when there is none, so nox stops with "interpreter not found".
+    """
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    installed = sorted(glob.glob(str(pyenv_root / "versions" / f"{version}.*" / "bin" / f"python{version}")),
+                       key=lambda path: [int(part) for part in Path(path).parts[-3].split(".")])
+    for candidate in [shutil.which(f"python{version}"), *reversed(installed)]:
+        # A pyenv shim is on PATH even when that version is not selected; it then fails to run.
+        if candidate and subprocess.run([candidate, "-c", "pass"], capture_output=True).returncode == 0:
+            return candidate
+    return f"python{version}"
+
+
+def lowest_allowed():
+    """`name==lower bound` for every dependency in pyproject.toml."""
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    pins = []
+    for requirement in map(Requirement, dependencies):
+        lower = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        assert len(lower) == 1, f"{requirement} needs exactly one lower bound"
+        pins.append(f"{requirement.name}=={lower[0]}")
+    return pins
+
+
+def site_pins(django):
+    """requirements.txt's pins, with `django` instead of the site's Django."""
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    return [line for line in lines if line and not line.startswith(("#", "Django=="))] + [f"Django=={django}"]
+
+
+def run_second_shop(session, constraints):
+    tmp = Path(session.create_tmp()).resolve()
+    constraints_file = tmp / "constraints.txt"
+    constraints_file.write_text("\n".join(constraints) + "\n")
+    session.run("python", "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(tmp / "dist"), str(ROOT))
+    (wheel,) = (tmp / "dist").glob("agents_protocol-*.whl")
+    session.install(str(wheel), "--constraint", str(constraints_file))
+    session.run("python", "-m", "pip", "list")
+    session.chdir(SECOND_SHOP)
+    session.run("python", "manage.py", "test", "--verbosity", "2", env={"DATA_DIR": str(tmp / "data")})
+
+
+@nox.session(name="package-django52", python=interpreter("3.11"))
+def package_django52(session):
+    run_second_shop(session, lowest_allowed())
+
+
+@nox.session(name="package-django6", python=interpreter("3.12"))
+def package_django6(session):
+    run_second_shop(session, site_pins(NEWEST_DJANGO_6))

@@ -1,0 +1,90 @@
+"""Settings of "Northwind Goods", a small existing Django shop that installed agents_protocol.
+
+Its own app `store` predates the agents: items with a SKU, a title and a price in cents,
+baskets, pending orders. The lines marked "agents_protocol" are all the app asks for
+(docs/integration.md).
+"""
+import os
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+SECRET_KEY = "second-shop-test-project-only-never-deployed-5f0c9a1e7b"
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_ratelimit",  # agents_protocol: its checks look at the cache the API counts in
+    "agents_protocol",  # agents_protocol
+    "store",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "agents_protocol.api.middleware.AgentsApiMiddleware",  # agents_protocol: the agent API
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "shop_site.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": DATA_DIR / "db.sqlite3"}}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# One process serves this shop, so a local-memory cache holds every rate-limit counter.
+# django-ratelimit refuses it because it is not shared between processes: a shop with
+# several workers uses Redis or Memcached instead and drops this silencing.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+
+EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+DEFAULT_FROM_EMAIL = "shop@northwind.example"
+
+# The shop's own settings.
+STORE_CURRENCY = "EUR"
+STORE_CONTACT_EMAIL = "hello@northwind.example"
+STORE_MAX_LINE_QUANTITY = 10
+STORE_CHECKOUT_TTL_SECONDS = 3600
+
+AGENTS_PROTOCOL = {
+    "PROVIDER": "store.agents.StoreProvider",
+    "SIGNING_KEY_FILE": DATA_DIR / "audit_signing_key",
+    "DEFAULT_SITE": {
+        "name": "Northwind Goods",
+        "description": "Kitchen tools and pantry goods",
+        "contact": STORE_CONTACT_EMAIL,
+    },
+}

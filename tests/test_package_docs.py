@@ -1,0 +1,54 @@
+"""docs/integration.md stays true: its copies of the second shop's files, settings and checks."""
+import re
+from pathlib import Path
+
+import pytest
+
+from agents_protocol.conf import DEFAULTS
+
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = (ROOT / "docs" / "integration.md").read_text()
+COPIES = re.findall(r"<!-- file: (\S+) -->\n```python\n(.*?)```\n", GUIDE, flags=re.DOTALL)
+
+
+def section(title):
+    start = GUIDE.index(f"\n## {title}\n")
+    end = GUIDE.find("\n## ", start + 1)
+    return GUIDE[start:end if end != -1 else None]
+
+
+def test_the_guide_copies_three_files_of_the_second_shop():
+    assert [path for path, _ in COPIES] == [
+        "tests/second_shop/store/agents.py",
+        "tests/second_shop/store/capabilities.py",
+        "tests/second_shop/store/migrations/0002_availability_capability.py",
+    ]
+
+
+@pytest.mark.parametrize("path,text", COPIES, ids=[path for path, _ in COPIES])
+def test_each_copy_is_exactly_the_tested_file(path, text):
+    assert text == (ROOT / path).read_text()
+
+
+def test_it_takes_five_steps_from_install_to_agents_json():
+    steps = re.findall(r"^### (\d)\. (.+)$", section("Five steps"), flags=re.MULTILINE)
+    assert [number for number, _ in steps] == ["1", "2", "3", "4", "5"]
+    assert [title for _, title in steps] == [
+        "Install", "Settings", "URLs", "Implement the provider", "Migrate, check, look",
+    ]
+
+
+def test_the_settings_table_lists_every_setting_the_app_reads():
+    documented = re.findall(r"^\| `([A-Z_]+)` \|", section("Settings"), flags=re.MULTILINE)
+    assert sorted(documented) == sorted(DEFAULTS)
+
+
+def test_the_checks_table_lists_every_check_the_app_defines():
+    defined = set(re.findall(r'id="(agents_protocol\.[EW]\d{3})"', (ROOT / "agents_protocol" / "checks.py").read_text()))
+    documented = re.findall(r"^\| `(agents_protocol\.[EW]\d{3})` \|", section("System checks"), flags=re.MULTILINE)
+    assert len(defined) == 9
+    assert sorted(documented) == sorted(defined)
+
+
+def test_the_readme_links_the_guide():
+    assert "[docs/integration.md](docs/integration.md)" in (ROOT / "README.md").read_text()
