@@ -40,8 +40,10 @@ class SiteProcess:
             self.process.kill()
 
 
-# Settings the tests' own environment must not pass to a site unless a test says so.
-SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY"}
+# Settings the tests' own environment must not pass to a site unless a test says so
+# (the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE for themselves; check --deploy refuses it).
+SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY",
+                 "DJANGO_ALLOW_ASYNC_UNSAFE"}
 
 
 def site_env(data_dir, **extra):
