@@ -34,7 +34,8 @@ def test_create_answers_201_with_token_id_deadline_and_capabilities(agent):
     expires_at = parse_time(session["expires_at"])
     assert before + timedelta(seconds=1799) <= expires_at <= timezone.now() + timedelta(seconds=1800)
     assert session["capabilities"] == [
-        "search", "browse", "detail", "cart.add", "cart.view", "cart.update", "cart.remove", "checkout", "contact",
+        "search", "browse", "detail", "cart.add", "cart.view", "cart.update", "cart.remove", "checkout", "order.status",
+        "contact",
     ]
     stored = AgentSession.objects.get(public_id=session["session_id"])
     assert (stored.agent_name, stored.agent_version, stored.purpose) == ("shopper", "1.2", "buy a mug")

@@ -61,7 +61,7 @@ def test_agents_json_validates_with_format_checks(documents, schema_path):
     assert errors == []
 
 
-def test_default_config_declares_seed_001_capabilities_and_purchase_flow(documents):
+def test_default_config_declares_seed_001_capabilities_order_status_and_purchase_flow(documents):
     document = documents[1].json()
     routes = {c["name"]: (c["method"], c["endpoint"]) for c in document["capabilities"]}
     api = "/.well-known/agents/api"
@@ -74,6 +74,7 @@ def test_default_config_declares_seed_001_capabilities_and_purchase_flow(documen
         "cart.update": ("PUT", f"{api}/cart/update"),
         "cart.remove": ("DELETE", f"{api}/cart/remove"),
         "checkout": ("POST", f"{api}/checkout"),
+        "order.status": ("GET", f"{api}/order/status"),
         "contact": ("POST", f"{api}/contact"),
     }
     assert document["flows"] == [{
