@@ -12,7 +12,7 @@ from django_ratelimit import core
 
 from agents_protocol.api.auth import client_address
 from agents_protocol.api.limits import rate_key
-from agents_protocol.models import RateLimitConfig
+from agents_protocol.models import AuditEvent, RateLimitConfig
 from tests.api_client import API, SESSION_PATH
 from tests.factories import make_agent_session
 from tests.servers import free_port
@@ -94,6 +94,17 @@ def test_a_session_and_its_address_have_separate_budgets(client, clock):
 
     assert [client.get(CART_VIEW, **bearer).status_code for _ in range(3)] == [200, 200, 429]
     assert client.get(SEARCH).status_code == 200  # the address has used nothing yet
+
+
+def test_a_refused_call_is_recorded_in_the_session_audit_trail(client, clock):
+    set_limit(1)
+    session = create_session(client).json()["data"]
+    bearer = {"HTTP_AUTHORIZATION": f"Bearer {session['session_token']}"}
+    assert [client.get(CART_VIEW, **bearer).status_code for _ in range(2)] == [200, 429]
+
+    events = AuditEvent.objects.filter(session__public_id=session["session_id"]).order_by("seq")
+    assert [(e.capability, e.response_status, e.policy_result) for e in events][-2:] == [
+        ("cart.view", 200, "allowed"), ("cart.view", 429, "refused:rate_limited")]
 
 
 def test_invented_tokens_count_against_the_address(client, clock):
