@@ -14,11 +14,12 @@ import uuid
 
 from django.views.decorators.csrf import csrf_exempt
 
+from .api.params import read_body
 from .config import current_config
 from .cors import preflight_response
 from .errors import CapabilityError
 from .invocation import find_capability, invoke_for_request
-from .json_http import json_response, method_not_allowed, over_limit, read_body, with_rate_limit_headers
+from .json_http import json_response, method_not_allowed, over_limit, with_rate_limit_headers
 from .views import request_origin
 
 logger = logging.getLogger("agents_protocol.a2a")

@@ -12,8 +12,8 @@ from .config import load_config
 from .models import (
     AgentSession,
     AuditArtifact,
-    AuditEvent,
     AuditConfig,
+    AuditEvent,
     Capability,
     CapabilityParam,
     Flow,

@@ -5,7 +5,6 @@ import simplejson
 from django.http import HttpResponse
 
 from .api import limits
-from .conf import get_setting
 from .cors import allow_any_origin
 from .errors import CapabilityError
 
@@ -38,17 +37,6 @@ def method_not_allowed(allowed):
     return envelope_error(CapabilityError(
         405, "method_not_allowed", f"Use {' or '.join(allowed)} here.", headers={"Allow": ", ".join([*allowed, "OPTIONS"])}
     ))
-
-
-def read_body(request):
-    """The raw body, refusing one larger than MAX_BODY_BYTES with a 413 CapabilityError."""
-    limit = get_setting("MAX_BODY_BYTES")
-    declared = request.META.get("CONTENT_LENGTH") or "0"
-    if not declared.isdigit():
-        raise CapabilityError(400, "invalid_request", "The Content-Length header is not a number.")
-    if int(declared) > limit:
-        raise CapabilityError(413, "payload_too_large", f"The request body must be at most {limit} bytes.")
-    return request.body
 
 
 def with_rate_limit_headers(request, response):

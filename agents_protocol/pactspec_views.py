@@ -6,7 +6,7 @@ GET  endpoint.url/<skill id>/tests.json   the skill's http-roundtrip test suite
 """
 from django.views.decorators.csrf import csrf_exempt
 
-from .api.params import parse_json_body
+from .api.params import parse_json_body, read_body
 from .config import current_config
 from .cors import preflight_response
 from .documents.pactspec import build_test_suite, skill_ids
@@ -19,7 +19,6 @@ from .json_http import (
     json_response,
     method_not_allowed,
     over_limit,
-    read_body,
     with_rate_limit_headers,
 )
 from .views import request_origin

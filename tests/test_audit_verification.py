@@ -11,8 +11,8 @@ from django.utils import timezone
 from nacl.signing import SigningKey as NaclSigningKey
 
 from agents_protocol.audit import verify
-from agents_protocol.audit.hashing import event_hash
 from agents_protocol.audit.chain import SESSION_CREATE, close_and_seal, record_event
+from agents_protocol.audit.hashing import event_hash
 from agents_protocol.audit.keys import public_key_b64
 from agents_protocol.audit.lifecycle import rotate_key
 from agents_protocol.audit.signing import signing_key

@@ -11,6 +11,7 @@ import re
 
 from jsonschema import Draft7Validator
 
+from ..conf import get_setting
 from ..errors import CapabilityError, bad_request
 from ..params import value_has_type
 
@@ -20,6 +21,17 @@ MAX_SAFE_INTEGER = 2**53 - 1
 MAX_NESTING = 32
 INTEGER_TEXT = re.compile(r"^[+-]?\d{1,16}$")
 TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
+
+
+def read_body(request):
+    """The raw body, refusing one larger than MAX_BODY_BYTES with a 413 CapabilityError."""
+    limit = get_setting("MAX_BODY_BYTES")
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if not declared.isdigit():
+        raise CapabilityError(400, "invalid_request", "The Content-Length header is not a number.")
+    if int(declared) > limit:
+        raise CapabilityError(413, "payload_too_large", f"The request body must be at most {limit} bytes.")
+    return request.body
 
 
 def raw_params(request, method, body):

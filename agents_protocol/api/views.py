@@ -15,18 +15,16 @@ from rest_framework.views import APIView
 
 from ..audit.access import artifact_for
 from ..audit.chain import SESSION_CREATE, record_event
-from ..capabilities import CapabilityCall, handler_for
 from ..config import current_config
-from ..conf import get_setting
 from ..cors import allow_any_origin, preflight_response
 from ..errors import CapabilityError
 from ..formats import iso_utc
-from ..provider import CallContext, get_provider
+from ..invocation import run_handler, session_for
 from ..sessions import authenticate, create_session, end_session
 from . import limits, routing
 from .auth import client_address, token_from_headers
 from .envelope import EnvelopeRenderer, failure, success
-from .params import raw_params, validate_params
+from .params import raw_params, read_body, validate_params
 from .session_params import SESSION_CREATE_PARAMS, check_agent_lengths
 
 logger = logging.getLogger("agents_protocol.api")
@@ -91,7 +89,7 @@ class AgentApiView(APIView):
         match = routing.resolve(config, request.path, request.method)
         if match.route.capability is None:  # session and audit endpoints count per address
             limits.enforce(request, rate_limit=config.rate_limit)
-        body = self.read_body(request)
+        body = read_body(request)
         origin = request.build_absolute_uri("/").rstrip("/")
         if match.route.name == routing.SESSION_CREATE:
             return self.create_session(request, config, body)
@@ -101,42 +99,13 @@ class AgentApiView(APIView):
         if match.route.name == routing.AUDIT:
             return success(artifact_for(match.path_params.get("session_id", ""), token))
         capability = match.route.capability
-        session = self.session_for(capability, token, config)
+        session = session_for(config, capability, token)
         self.audited_call = AuditedCall(session, capability.name)
         limits.enforce(request, session, config.rate_limit)
         body_values, query_values = raw_params(request, capability.method, body)
         params = validate_params(capability.params, body_values, query_values, match.path_params)
         self.audited_call.params = params
-        handler = handler_for(capability.name)
-        if handler is None:
-            raise CapabilityError(501, "not_implemented", f"{capability.name} has no handler on this site yet.")
-        call = CapabilityCall(
-            name=capability.name,
-            params=params,
-            context=CallContext(session=session, origin=origin),
-            provider=get_provider(),
-            config=config,
-        )
-        return success(handler(call))
-
-    def read_body(self, request):
-        limit = get_setting("MAX_BODY_BYTES")
-        declared = request.META.get("CONTENT_LENGTH") or "0"
-        if not declared.isdigit():
-            raise CapabilityError(400, "invalid_request", "The Content-Length header is not a number.")
-        if int(declared) > limit:
-            raise CapabilityError(413, "payload_too_large", f"The request body must be at most {limit} bytes.")
-        return request.body
-
-    def session_for(self, capability, token, config):
-        if capability.requires_session:
-            return authenticate(token, config.session.create_endpoint)
-        if not token:
-            return None
-        try:
-            return authenticate(token, config.session.create_endpoint)
-        except CapabilityError:
-            return None
+        return success(run_handler(config, capability, params, session, origin))
 
     def create_session(self, request, config, body):
         body_values, _ = raw_params(request, "POST", body)
