@@ -11,12 +11,12 @@ def at(document_path, suffix=""):
 
 
 urlpatterns = [
-    path(at(interop.AGENTS_JSON_PATH), views.agents_json, name="agents_json"),
-    path(at(interop.AGENTS_TXT_PATH), views.agents_txt, name="agents_txt"),
-    path(at(interop.LLMS_TXT_PATH), views.llms_txt, name="llms_txt"),
-    path(at(interop.PACTSPEC_PATH), views.pactspec, name="pactspec"),
-    path(at(interop.AGENT_CARD_PATH), views.agent_card, name="agent_card"),
-    path(at(interop.OPENAPI_PATH), views.openapi, name="openapi"),
+    path(at(interop.AGENTS_JSON_PATH), views.document_view("agents.json"), name="agents_json"),
+    path(at(interop.AGENTS_TXT_PATH), views.document_view("agents.txt"), name="agents_txt"),
+    path(at(interop.LLMS_TXT_PATH), views.document_view("llms.txt"), name="llms_txt"),
+    path(at(interop.PACTSPEC_PATH), views.document_view("pactspec.json"), name="pactspec"),
+    path(at(interop.AGENT_CARD_PATH), views.document_view("agent-card.json"), name="agent_card"),
+    path(at(interop.OPENAPI_PATH), views.document_view("openapi.json"), name="openapi"),
     path(at(interop.A2A_RPC_PATH), a2a.rpc, name="a2a_rpc"),
     path(at(interop.PACTSPEC_INVOKE_PATH), pactspec_views.dispatch, name="pactspec_dispatch"),
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>"), pactspec_views.invoke_skill, name="pactspec_skill"),

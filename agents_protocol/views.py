@@ -36,31 +36,11 @@ def _method_not_allowed():
     return allow_any_origin(response)
 
 
-@csrf_exempt
-def agents_json(request):
-    return _document_response(request, "agents.json")
+def document_view(kind):
+    """The view serving the published document `kind` (a key of publishing.RENDERERS)."""
 
+    @csrf_exempt
+    def serve(request):
+        return _document_response(request, kind)
 
-@csrf_exempt
-def agents_txt(request):
-    return _document_response(request, "agents.txt")
-
-
-@csrf_exempt
-def llms_txt(request):
-    return _document_response(request, "llms.txt")
-
-
-@csrf_exempt
-def pactspec(request):
-    return _document_response(request, "pactspec.json")
-
-
-@csrf_exempt
-def agent_card(request):
-    return _document_response(request, "agent-card.json")
-
-
-@csrf_exempt
-def openapi(request):
-    return _document_response(request, "openapi.json")
+    return serve
