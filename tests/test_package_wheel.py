@@ -7,6 +7,7 @@ import ast
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from email.parser import Parser
 from importlib.metadata import packages_distributions
@@ -17,6 +18,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 # Not imported by the app, but jsonschema's FormatChecker checks "uri" and "date-time" only with them.
 FORMAT_VALIDATORS = {"rfc3986-validator", "rfc3339-validator"}
 
@@ -52,7 +54,8 @@ def tracked_app_files():
 
 
 def test_the_wheel_holds_the_app_and_nothing_else(wheel_files):
-    assert {name.split("/")[0] for name in wheel_files} == {"agents_protocol", "agents_protocol-0.1.0.dist-info"}
+    tops = {name.split("/")[0] for name in wheel_files}
+    assert tops == {"agents_protocol", f"agents_protocol-{VERSION}.dist-info"}
     assert [name for name in wheel_files if "__pycache__" in name or name.endswith(".pyc")] == []
 
 
@@ -108,5 +111,5 @@ def test_metadata_names_the_supported_django_and_python_versions(metadata):
         assert f"Framework :: Django :: {version}" in classifiers
     assert {"Programming Language :: Python :: 3.11", "Programming Language :: Python :: 3.12"} <= set(classifiers)
     assert metadata["Requires-Python"] == ">=3.11"
-    assert metadata["Name"] == "agents-protocol"
+    assert (metadata["Name"], metadata["Version"]) == ("agents-protocol", VERSION)
     assert "pip install" in metadata.get_payload()  # the long description is docs/integration.md

@@ -7,6 +7,8 @@ baskets, pending orders. The lines marked "agents_protocol" are all the app asks
 import os
 from pathlib import Path
 
+import django
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -70,7 +72,11 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 
-EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+# Django 6.1 configures email as MAILERS and deprecates EMAIL_BACKEND.
+if django.VERSION >= (6, 1):
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = "shop@northwind.example"
 
 # The shop's own settings.

@@ -3,6 +3,7 @@ import importlib.metadata
 import importlib.util
 import re
 import sysconfig
+import tomllib
 from importlib.resources import files
 from io import StringIO
 from pathlib import Path
@@ -46,7 +47,8 @@ class InstalledPackageTests(TestCase):
         package = Path(agents_protocol.__file__).resolve().parent
         self.assertNotEqual(package, REPO_ROOT / "agents_protocol")
         self.assertEqual(package, Path(sysconfig.get_paths()["purelib"]).resolve() / "agents_protocol")
-        self.assertEqual(importlib.metadata.version("agents-protocol"), "0.1.0")
+        version = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+        self.assertEqual(importlib.metadata.version("agents-protocol"), version)
 
     def test_the_acme_site_is_not_importable_here(self):
         for name in ("acme", "catalog", "cart", "tests"):
