@@ -24,6 +24,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "rest_framework",  # the shop's own API
     "django_ratelimit",  # agents_protocol: its checks look at the cache the API counts in
     "agents_protocol",  # agents_protocol
     "store",
@@ -65,6 +66,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # several workers uses Redis or Memcached instead and drops this silencing.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+# The shop's own API: logins required, anonymous callers throttled hard. The agent API
+# (DRF inside agents_protocol) must not inherit any of it.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"anon": "3/hour"},
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
