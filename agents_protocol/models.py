@@ -340,3 +340,21 @@ class SigningKey(models.Model):
 
     def __str__(self):
         return self.key_id
+
+
+class IdempotencyRecord(models.Model):
+    """One Idempotency-Key of one scope (a session or a client address) and the answer it got.
+
+    Neither the key nor the answer is readable from the row alone: the key is kept as a hash
+    with its scope, the answer sealed with a key derived from it (see idempotency.py).
+    """
+
+    key_hash = models.CharField(max_length=64, unique=True)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request's method, path and body.")
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Empty while in flight.")
+    response_body = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self):
+        return self.key_hash[:12]

@@ -1,18 +1,21 @@
 """One DRF view serves every configured capability and the session endpoints.
 
 Request → route (configured path and method) → session → rate limit → parameters →
-handler → provider → envelope. Every answer, errors included, is the JSON envelope with a
-stable `code`, CORS headers and an `X-Request-ID`; every counted call carries the
-X-RateLimit-* headers (limits.py).
+Idempotency-Key (POST; idempotency.py) → handler → provider → envelope. Every answer,
+errors included, is the JSON envelope with a stable `code`, CORS headers and an
+`X-Request-ID`; every counted call carries the X-RateLimit-* headers (limits.py).
 """
 import logging
 import uuid
 from dataclasses import dataclass, field
 
 from django.core.exceptions import SuspiciousOperation
+from django.db import InterfaceError, OperationalError
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from .. import idempotency
 from ..audit.access import artifact_for
 from ..audit.chain import SESSION_CREATE, record_event
 from ..config import current_config
@@ -58,6 +61,7 @@ class AgentApiView(APIView):
         super().setup(request, *args, **kwargs)
         self.request_id = uuid.uuid4().hex
         self.audited_call = None
+        self.idempotency_claim = None
 
     def options(self, request, *args, **kwargs):
         config = current_config()
@@ -105,11 +109,30 @@ class AgentApiView(APIView):
         body_values, query_values = raw_params(request, capability.method, body)
         params = validate_params(capability.params, body_values, query_values, match.path_params)
         self.audited_call.params = params
+        replay = self.replay_or_claim(request, session, body_values)
+        if replay is not None:
+            self.audited_call.replayed = True
+            return replay
         return success(run_handler(config, capability, params, session, origin))
+
+    def replay_or_claim(self, request, session, body_values):
+        """For a POST with an Idempotency-Key: the stored answer, or None once the key is claimed."""
+        key = idempotency.key_from(request) if request.method == "POST" else None
+        if key is None:
+            return None
+        scope = idempotency.scope_for(session, client_address(request))
+        outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path, body_values))
+        if isinstance(outcome, idempotency.Replay):
+            return Response(outcome.body, status=outcome.status, headers={"Idempotent-Replayed": "true"})
+        self.idempotency_claim = outcome
+        return None
 
     def create_session(self, request, config, body):
         body_values, _ = raw_params(request, "POST", body)
         agent = check_agent_lengths(validate_params(SESSION_CREATE_PARAMS, body_values, {}, {}))
+        replay = self.replay_or_claim(request, None, body_values)
+        if replay is not None:
+            return replay
         session, raw_token = create_session(
             client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions,
             audited=config.audit.enabled, **agent,
@@ -149,6 +172,11 @@ class AgentApiView(APIView):
             logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
             return failure(400, "invalid_request",
                            "The request was refused as malformed (an unexpected Host header or too many parameters).")
+        if isinstance(exc, (OperationalError, InterfaceError)):
+            # The database went away (or is locked past the busy timeout) mid-call: retrying later works.
+            logger.exception("The database failed in the agent API (request id %s)", self.request_id)
+            return failure(503, "backend_unavailable", "The shop's database is unavailable; retry shortly.",
+                           headers={"Retry-After": "5"})
         logger.exception("Unexpected error in the agent API (request id %s)", self.request_id)
         return failure(500, "internal_error",
                        f"Something went wrong on our side; retry with backoff. Request id: {self.request_id}.")
@@ -156,6 +184,7 @@ class AgentApiView(APIView):
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         self.record(request, response)
+        self.keep_for_replay(response)
         for name, value in limits.response_headers(request).items():
             response[name] = value
         response["X-Request-ID"] = getattr(self, "request_id", "")
@@ -169,13 +198,23 @@ class AgentApiView(APIView):
         if call is None or call.session is None:
             return
         code = response.data.get("code") if isinstance(response.data, dict) else None
+        policy_result = "replayed" if call.replayed else f"refused:{code}" if code else "allowed"
         try:
             record_event(call.session, capability=call.capability, method=request.method, path=request.path,
-                         params=call.params, response_status=response.status_code,
-                         policy_result=f"refused:{code}" if code else "allowed")
+                         params=call.params, response_status=response.status_code, policy_result=policy_result)
         except Exception:
             # The call has already happened; losing its record is logged, never hidden behind a 500.
             logger.exception("Could not record the audit event (request id %s)", self.request_id)
+
+    def keep_for_replay(self, response):
+        """Store this answer under the Idempotency-Key it claimed (or release the key)."""
+        if self.idempotency_claim is None:
+            return
+        try:
+            idempotency.finish(self.idempotency_claim, response.status_code, response.data)
+        except Exception:
+            # The answer is on its way; the key stays in flight until IN_FLIGHT_LEASE, then runs again.
+            logger.exception("Could not store the answer for its Idempotency-Key (request id %s)", self.request_id)
 
 
 @dataclass
@@ -183,6 +222,7 @@ class AuditedCall:
     session: object
     capability: str
     params: dict = field(default_factory=dict)
+    replayed: bool = False
 
 
 agent_api_view = AgentApiView.as_view()

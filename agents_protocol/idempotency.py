@@ -1,0 +1,151 @@
+"""`Idempotency-Key` on the agent API's POST calls: a request sent again runs once.
+
+An agent that lost an answer (a timeout, a dropped connection) sends the same request again
+with the same `Idempotency-Key` header and gets the first answer back, instead of a second
+order or a second add to its cart:
+
+- same key, same request (method, path, body) → the stored answer, with `Idempotent-Replayed: true`;
+- same key, another request → 422 `idempotency_conflict`;
+- the first request still running → 409 `idempotency_in_flight` with `Retry-After`.
+
+A key belongs to a scope: the session for calls with one, else the client address (session
+create, calls without a session), so no agent can replay another's answers. Keys are kept
+RETENTION (24 hours); an expired key is reused in place, and `manage.py agents_idempotency
+prune` (cron) deletes the rest. Answers that ask for a retry (5xx, 409, 429) are not kept:
+the key is released and the retry runs.
+
+Stored answers can hold secrets the database otherwise keeps only as hashes (a session token,
+a checkout URL). So a record holds the key only as a hash of scope and key, and the answer
+sealed (XSalsa20-Poly1305) with a key derived from SECRET_KEY and the raw Idempotency-Key:
+a database dump alone reveals neither. Changing SECRET_KEY forgets every stored key.
+"""
+import hashlib
+import hmac
+import json
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+
+import simplejson
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from nacl.secret import SecretBox
+
+from .errors import CapabilityError
+from .models import IdempotencyRecord
+
+HEADER = "HTTP_IDEMPOTENCY_KEY"
+RETENTION = timedelta(hours=24)
+# A request still marked in flight after this long died with its worker (gunicorn's timeout is 30 s).
+IN_FLIGHT_LEASE = timedelta(seconds=60)
+KEY_FORMAT = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, as the IETF draft's examples
+RETRYABLE_STATUSES = {409, 429}
+
+
+@dataclass(frozen=True)
+class Replay:
+    status: int
+    body: dict
+
+
+@dataclass(frozen=True)
+class Claim:
+    record_id: int
+    box: SecretBox
+
+
+def key_from(request):
+    """The request's Idempotency-Key, None without one; a malformed key is a 400."""
+    raw = request.META.get(HEADER)
+    if raw is None:
+        return None
+    if not KEY_FORMAT.fullmatch(raw):
+        raise CapabilityError(400, "invalid_idempotency_key",
+                              "The Idempotency-Key header must be 1 to 255 visible ASCII characters.")
+    return raw
+
+
+def scope_for(session, address):
+    return f"session:{session.public_id}" if session is not None else f"address:{address}"
+
+
+def fingerprint(method, path, values):
+    """What makes two requests the same: method, path and the JSON body's values."""
+    canonical = json.dumps([method, path, values], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def begin(scope, raw_key, request_fingerprint):
+    """A Replay of the stored answer, or a Claim on the key for this request (raises 409 or 422)."""
+    key_hash, box = _key_hash(scope, raw_key), _box(scope, raw_key)
+    for _attempt in range(2):  # the second after removing an expired or abandoned record
+        record = _create(key_hash, request_fingerprint)
+        if record is not None:
+            return Claim(record.pk, box)
+        existing = IdempotencyRecord.objects.filter(key_hash=key_hash).first()
+        if existing is None or _remove_if_stale(existing):
+            continue
+        if existing.fingerprint != request_fingerprint:
+            raise CapabilityError(422, "idempotency_conflict",
+                                  "This Idempotency-Key was used for a different request; use a new key.")
+        if existing.response_status is None:
+            break
+        return Replay(existing.response_status, _unseal(box, existing.response_body))
+    raise CapabilityError(409, "idempotency_in_flight",
+                          "A request with this Idempotency-Key is still being processed; retry shortly.",
+                          headers={"Retry-After": "1"})
+
+
+def finish(claim, status, body):
+    """Keep the answer for replays, or release the key when the answer asks for a retry."""
+    record = IdempotencyRecord.objects.filter(pk=claim.record_id)
+    if status >= 500 or status in RETRYABLE_STATUSES:
+        record.delete()
+        return
+    sealed = claim.box.encrypt(simplejson.dumps(body, use_decimal=True).encode())
+    record.update(response_status=status, response_body=sealed)
+
+
+def prune(now=None):
+    """Delete expired records; returns how many."""
+    deleted, _ = IdempotencyRecord.objects.filter(expires_at__lte=now or timezone.now()).delete()
+    return deleted
+
+
+def _create(key_hash, request_fingerprint):
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            return IdempotencyRecord.objects.create(
+                key_hash=key_hash, fingerprint=request_fingerprint, created_at=now, expires_at=now + RETENTION
+            )
+    except IntegrityError:
+        return None
+
+
+def _remove_if_stale(record):
+    """Delete an expired record, or one in flight past its lease; True if it was stale."""
+    now = timezone.now()
+    abandoned = record.response_status is None and record.created_at <= now - IN_FLIGHT_LEASE
+    if record.expires_at > now and not abandoned:
+        return False
+    IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).delete()
+    return True
+
+
+def _unseal(box, sealed):
+    return simplejson.loads(box.decrypt(bytes(sealed)), use_decimal=True)
+
+
+def _derive(purpose, scope, raw_key):
+    message = "\n".join([purpose, scope, raw_key]).encode()
+    return hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256)
+
+
+def _key_hash(scope, raw_key):
+    return _derive("agents_protocol.idempotency.key", scope, raw_key).hexdigest()
+
+
+def _box(scope, raw_key):
+    return SecretBox(_derive("agents_protocol.idempotency.box", scope, raw_key).digest())

@@ -1,0 +1,215 @@
+"""Idempotency-Key on the agent API's POST calls, over real HTTP (live_server).
+
+Same key and body → the stored answer again with `Idempotent-Replayed: true`; another body →
+422; in flight → 409 with Retry-After; kept 24 hours; 5xx and retry-me answers never stored;
+keys scoped per session, or per client address without one.
+"""
+from datetime import timedelta
+
+import pytest
+import requests
+from django.core import mail
+from django.core.management import call_command
+from django.utils import timezone
+
+from acme.models import ContactMessage
+from agents_protocol import idempotency
+from agents_protocol.capabilities import register, unregister
+from agents_protocol.models import AgentSession, AuditEvent, Capability, IdempotencyRecord, RateLimitConfig
+from agents_protocol.sessions import hash_token
+from cart.models import CartLine, Order
+from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, ok_data
+from tests.factories import make_product
+
+ADD = f"{API}/cart/add"
+CONTACT = {"name": "Ada", "email": "ada@example.com", "message": "Do you ship to Lisbon?"}
+
+
+@pytest.fixture
+def agent(live_server):
+    make_product(public_id="mug", stock=50)
+    client = AgentClient(live_server.url)
+    client.start_session(agent_name="idempotency-test")
+    return client
+
+
+def keyed(key):
+    return {"Idempotency-Key": key}
+
+
+def replayed(response):
+    return response.headers.get("Idempotent-Replayed") == "true"
+
+
+def test_the_same_key_and_body_replays_the_first_answer_and_adds_once(agent):
+    first = agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("add-mug-1"))
+    again = agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("add-mug-1"))
+
+    assert ok_data(first)["quantity"] == 2 and not replayed(first)
+    assert replayed(again) and again.status_code == 200
+    assert again.json() == first.json()
+    assert CartLine.objects.get().quantity == 2
+
+
+def test_without_a_key_each_call_runs(agent):
+    agent.add_to_cart("mug", 2)
+    agent.add_to_cart("mug", 2)
+    assert CartLine.objects.get().quantity == 4
+
+
+def test_the_same_key_with_another_body_is_422_and_changes_nothing(agent):
+    ok_data(agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("k-1")))
+    conflict = agent.post(ADD, {"item_id": "mug", "quantity": 3}, headers=keyed("k-1"))
+    assert_error(conflict, 422, "idempotency_conflict")
+    assert CartLine.objects.get().quantity == 2
+
+
+def test_the_same_key_on_another_endpoint_is_422(agent):
+    ok_data(agent.post(ADD, {"item_id": "mug"}, headers=keyed("k-2")))
+    assert_error(agent.post(f"{API}/checkout", {"item_id": "mug"}, headers=keyed("k-2")), 422, "idempotency_conflict")
+    assert not Order.objects.exists()
+
+
+def test_a_request_still_in_flight_is_409_with_retry_after(agent):
+    session = AgentSession.objects.get(token_hash=hash_token(agent.token))
+    body = {"item_id": "mug", "quantity": 1}
+    claim = idempotency.begin(idempotency.scope_for(session, "127.0.0.1"), "slow-1",
+                              idempotency.fingerprint("POST", ADD, body))
+    assert isinstance(claim, idempotency.Claim)
+
+    response = agent.post(ADD, body, headers=keyed("slow-1"))
+    assert_error(response, 409, "idempotency_in_flight")
+    assert int(response.headers["Retry-After"]) >= 1
+    assert not CartLine.objects.exists()
+
+
+def test_a_request_in_flight_past_its_lease_was_abandoned_and_runs_again(agent):
+    session = AgentSession.objects.get(token_hash=hash_token(agent.token))
+    body = {"item_id": "mug", "quantity": 1}
+    idempotency.begin(idempotency.scope_for(session, "127.0.0.1"), "died-1", idempotency.fingerprint("POST", ADD, body))
+    IdempotencyRecord.objects.update(created_at=timezone.now() - idempotency.IN_FLIGHT_LEASE)
+
+    response = agent.post(ADD, body, headers=keyed("died-1"))
+    assert ok_data(response)["quantity"] == 1 and not replayed(response)
+
+
+def test_keys_are_kept_24_hours_then_run_again_and_prune_removes_them(agent):
+    ok_data(agent.post(ADD, {"item_id": "mug"}, headers=keyed("day-1")))
+    record = IdempotencyRecord.objects.get()
+    assert record.expires_at - record.created_at == timedelta(hours=24)
+
+    IdempotencyRecord.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    rerun = agent.post(ADD, {"item_id": "mug"}, headers=keyed("day-1"))
+    assert ok_data(rerun)["quantity"] == 2 and not replayed(rerun)
+
+    IdempotencyRecord.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    ok_data(agent.post(ADD, {"item_id": "mug"}, headers=keyed("day-2")))
+    call_command("agents_idempotency", "prune")
+    (kept,) = IdempotencyRecord.objects.all()
+    assert kept.expires_at > timezone.now()
+
+
+def explode(call):
+    raise RuntimeError("boom")
+
+
+@pytest.fixture
+def broken_post(agent):
+    register("broken", explode)
+    Capability.objects.create(name="broken", endpoint=f"{API}/broken", method="POST", position=40)
+    yield f"{API}/broken"
+    unregister("broken")
+
+
+def test_a_5xx_answer_is_never_stored(agent, broken_post):
+    for _attempt in range(2):
+        response = agent.post(broken_post, {"a": 1}, headers=keyed("boom-1"))
+        assert_error(response, 500, "internal_error")
+        assert not replayed(response)
+    assert not IdempotencyRecord.objects.exists()
+
+
+def test_a_429_is_not_stored_the_same_key_runs_once_the_limit_allows(live_server):
+    RateLimitConfig.objects.update(max_sessions=1)
+    anonymous = AgentClient(live_server.url)
+    first = ok_data(anonymous.post(SESSION_PATH, {}, headers=keyed("create-1")), 201)
+    assert_error(anonymous.post(SESSION_PATH, {}, headers=keyed("create-2")), 429, "too_many_sessions")
+
+    ok_data(AgentClient(live_server.url, first["session_token"]).delete(SESSION_PATH))
+    second = anonymous.post(SESSION_PATH, {}, headers=keyed("create-2"))
+    assert ok_data(second, 201)["session_id"] != first["session_id"] and not replayed(second)
+
+
+def test_a_replayed_session_create_gives_back_the_same_session_and_stores_no_token(live_server):
+    anonymous = AgentClient(live_server.url)
+    first = anonymous.post(SESSION_PATH, {"agent_name": "retrying"}, headers=keyed("create-once"))
+    again = anonymous.post(SESSION_PATH, {"agent_name": "retrying"}, headers=keyed("create-once"))
+
+    assert again.status_code == 201 and replayed(again)
+    assert again.json() == first.json()
+    assert AgentSession.objects.count() == 1
+    token = first.json()["data"]["session_token"]
+    for row in IdempotencyRecord.objects.values():
+        assert not any(token.encode() in (bytes(v) if isinstance(v, memoryview) else str(v).encode())
+                       for v in row.values())
+
+
+def test_a_replayed_checkout_gives_back_the_same_link_and_one_order(agent):
+    agent.add_to_cart("mug", 1)
+    first = ok_data(agent.post(f"{API}/checkout", headers=keyed("pay-1")))
+    again = agent.post(f"{API}/checkout", headers=keyed("pay-1"))
+    assert replayed(again) and ok_data(again)["checkout_url"] == first["checkout_url"]
+    assert Order.objects.count() == 1
+    assert first["checkout_url"].rsplit("/", 2)[-2] not in str(list(IdempotencyRecord.objects.values()))
+
+
+def test_a_sessionless_contact_is_sent_once_per_key_and_address(live_server):
+    anonymous = AgentClient(live_server.url)
+    for _attempt in range(3):
+        ok_data(anonymous.post(f"{API}/contact", CONTACT, headers=keyed("contact-1")))
+    assert ContactMessage.objects.count() == 1
+    assert len(mail.outbox) == 1
+
+
+def test_keys_are_scoped_per_session_one_agent_cannot_replay_anothers(agent, live_server):
+    ok_data(agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("shared-key")))
+    other = AgentClient(live_server.url)
+    other.start_session()
+
+    response = other.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("shared-key"))
+    assert not replayed(response)
+    assert ok_data(response)["cart"]["items"][0]["quantity"] == 2
+    assert sorted(CartLine.objects.values_list("quantity", flat=True)) == [2, 2]
+
+
+def test_sessionless_keys_are_scoped_per_client_address(live_server, settings):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "TRUSTED_PROXY_COUNT": 1}
+    for address in ("198.51.100.1", "198.51.100.2"):
+        response = requests.post(f"{live_server.url}{API}/contact", json=CONTACT, timeout=10,
+                                 headers={**keyed("same-key"), "X-Forwarded-For": address})
+        assert ok_data(response)["received"] is True and not replayed(response)
+    assert ContactMessage.objects.count() == 2
+
+
+@pytest.mark.parametrize("key", ["", "x" * 256, "has space", "caf\u00e9"])
+def test_a_malformed_key_is_400_and_nothing_runs(agent, key):
+    response = requests.post(f"{agent.base_url}{ADD}", json={"item_id": "mug"}, timeout=10,
+                             headers={"Authorization": f"Bearer {agent.token}",
+                                      "Idempotency-Key": key.encode("utf-8")})
+    assert_error(response, 400, "invalid_idempotency_key")
+    assert not CartLine.objects.exists()
+
+
+def test_the_key_is_ignored_on_put_which_is_idempotent_anyway(agent):
+    agent.add_to_cart("mug", 1)
+    for _attempt in range(2):
+        response = agent.put(f"{API}/cart/update", {"item_id": "mug", "quantity": 3}, headers=keyed("put-1"))
+        assert ok_data(response)["quantity"] == 3 and not replayed(response)
+    assert not IdempotencyRecord.objects.exists()
+
+
+def test_a_replay_is_recorded_in_the_audit_trail_as_replayed(agent):
+    for _attempt in range(2):
+        ok_data(agent.post(ADD, {"item_id": "mug"}, headers=keyed("audit-1")))
+    results = list(AuditEvent.objects.filter(capability="cart.add").values_list("policy_result", flat=True))
+    assert results == ["allowed", "replayed"]
