@@ -24,6 +24,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import caches
+from django.test import Client
 from django.utils import timezone
 
 from . import config, publishing
@@ -127,11 +128,7 @@ class AgentClient:
 
     def __init__(self, base_url=None, django_client=None):
         self.base_url = base_url.rstrip("/") if base_url else None
-        if self.base_url is None and django_client is None:
-            from django.test import Client
-
-            django_client = Client()
-        self.django_client = django_client
+        self.django_client = django_client or (None if self.base_url else Client())
         self.token = None
         self._document = None
 

@@ -17,11 +17,12 @@ def section(title):
     return GUIDE[start:end if end != -1 else None]
 
 
-def test_the_guide_copies_three_files_of_the_second_shop():
+def test_the_guide_copies_four_files_of_the_second_shop():
     assert [path for path, _ in COPIES] == [
         "tests/second_shop/store/agents.py",
         "tests/second_shop/store/capabilities.py",
         "tests/second_shop/store/migrations/0002_availability_capability.py",
+        "tests/second_shop/store/tests/test_guide_example.py",
     ]
 
 
