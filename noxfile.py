@@ -41,7 +41,7 @@ def interpreter(version):
                        key=lambda path: [int(part) for part in Path(path).parts[-3].split(".")])
     for candidate in [shutil.which(f"python{version}"), *reversed(installed)]:
         # A pyenv shim is on PATH even when that version is not selected; it then fails to run.
-        if candidate and subprocess.run([candidate, "-c", "pass"], capture_output=True).returncode == 0:
+        if candidate and subprocess.run([candidate, "-c", "pass"], capture_output=True, timeout=30).returncode == 0:
             return candidate
     return f"python{version}"
 
