@@ -4,7 +4,7 @@ import math
 import secrets
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from .audit.chain import close_and_seal
@@ -26,6 +26,7 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
     """
     now = timezone.now()
     with transaction.atomic():
+        _serialize_creates_of(client_address)
         live = AgentSession.objects.filter(client_address=client_address, ended_at__isnull=True, expires_at__gt=now)
         if live.count() >= max_sessions:
             raise _too_many_sessions(live, max_sessions, now)
@@ -40,6 +41,20 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
             **agent,
         )
     return session, raw_token
+
+
+def _serialize_creates_of(client_address):
+    """Make parallel creates of one address count and insert one after the other.
+
+    SQLite runs one write transaction at a time already (transaction_mode IMMEDIATE). On
+    PostgreSQL two creates could both count max_sessions - 1 live sessions and both insert:
+    a transaction-scoped advisory lock on the address queues them.
+    """
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.sha256(f"agents_protocol.sessions:{client_address}".encode()).digest()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
 
 
 def _too_many_sessions(live, max_sessions, now):
