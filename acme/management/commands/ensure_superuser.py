@@ -7,6 +7,8 @@ from django.core.management.base import BaseCommand
 
 class Command(BaseCommand):
     help = "Create an 'admin' superuser with a random password if no superuser exists yet."
+    # `make run` runs these right after migrate, which has just run the system checks.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="admin")

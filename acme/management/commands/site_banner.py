@@ -4,6 +4,8 @@ from django.core.management.base import BaseCommand
 
 class Command(BaseCommand):
     help = "Print the site, agents.json and admin URLs for a host and port."
+    # `make run` runs these right after migrate, which has just run the system checks.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
