@@ -27,6 +27,17 @@ INSTALL_HINT = "install it with scripts/install-system-deps (make test runs it)"
 @dataclass
 class PostgresServer:
     port: int
+    root: Path
+
+    def start(self):
+        # Durability is not what these tests measure: fsync off keeps them fast.
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+        _run([*_as_postgres_user(), POSTGRES_BIN / "pg_ctl", "-D", self.root / "data", "-l", self.root / "server.log",
+              "-o", options, "-w", "start"])
+
+    def stop(self):
+        """Stop the server (tests of an outage call start() again)."""
+        _run([*_as_postgres_user(), POSTGRES_BIN / "pg_ctl", "-D", self.root / "data", "-m", "fast", "-w", "stop"])
 
     def url(self, database):
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
@@ -55,39 +66,67 @@ def postgres_server():
     root = Path(tempfile.mkdtemp(prefix="acme-postgres-"))
     if os.geteuid() == 0:
         shutil.chown(root, "postgres", "postgres")
-    data, port, as_user = root / "data", free_port(), _as_postgres_user()
-    _run([*as_user, POSTGRES_BIN / "initdb", "-D", data, "-U", "postgres", "--auth=trust",
+    _run([*_as_postgres_user(), POSTGRES_BIN / "initdb", "-D", root / "data", "-U", "postgres", "--auth=trust",
           "--encoding=UTF8", "--locale=C", "--no-sync"])
-    # Durability is not what these tests measure: fsync off keeps them fast.
-    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
-    _run([*as_user, POSTGRES_BIN / "pg_ctl", "-D", data, "-l", root / "server.log", "-o", options, "-w", "start"])
+    server = PostgresServer(free_port(), root)
+    server.start()
     try:
-        yield PostgresServer(port)
+        yield server
     finally:
-        _run([*as_user, POSTGRES_BIN / "pg_ctl", "-D", data, "-m", "fast", "-w", "stop"])
+        server.stop()
         shutil.rmtree(root)
+
+
+@dataclass
+class RedisServer:
+    """A Redis server (no persistence) on a fixed port, so a test of an outage can stop and restart it."""
+
+    port: int
+    root: Path
+    process: subprocess.Popen = None
+
+    @property
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self):
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.fail(f"redis-server is not installed: {INSTALL_HINT}")
+        self.process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.root)],
+            stdout=subprocess.DEVNULL,
+        )
+        _wait_for_redis(self.url, self.process)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def _redis(prefix):
+    server = RedisServer(free_port(), Path(tempfile.mkdtemp(prefix=prefix)))
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.process.poll() is None:
+            server.stop()
+        shutil.rmtree(server.root)
 
 
 @pytest.fixture(scope="session")
 def redis_server():
     """The URL of a fresh Redis server (no persistence)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail(f"redis-server is not installed: {INSTALL_HINT}")
-    root = Path(tempfile.mkdtemp(prefix="acme-redis-"))
-    port = free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(root)],
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        _wait_for_redis(url, process)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        shutil.rmtree(root)
+    for server in _redis("acme-redis-"):
+        yield server.url
+
+
+@pytest.fixture
+def own_redis_server():
+    """A Redis server of this test alone (a RedisServer), which it may stop and start."""
+    yield from _redis("acme-own-redis-")
 
 
 def _wait_for_redis(url, process, timeout=20):
