@@ -7,6 +7,8 @@ every process, and nothing else is queried while the configuration is unchanged.
 import threading
 from dataclasses import dataclass
 
+from django.db import connections, router
+
 from .audit.keys import public_key_b64
 from .audit.signing import signing_key
 from .models import (
@@ -97,7 +99,17 @@ class ProtocolConfig:
 
 
 def current_revision():
-    return ConfigRevision.objects.filter(pk=1).values_list("number", flat=True).first() or 0
+    """The configuration's revision number (0 before the first save).
+
+    Every request reads it, so it is one indexed read in plain SQL: building the same query
+    through the ORM costs about ten times what the database spends answering it.
+    """
+    connection = connections[router.db_for_read(ConfigRevision)]
+    quote, meta = connection.ops.quote_name, ConfigRevision._meta
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT number FROM {quote(meta.db_table)} WHERE {quote(meta.pk.column)} = %s", [1])
+        row = cursor.fetchone()
+    return row[0] if row else 0
 
 
 def load_config(revision=None):
