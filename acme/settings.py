@@ -87,6 +87,7 @@ MIDDLEWARE = [
     # First: probes get the truth about the database and cache before host checks or redirects.
     "acme.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "acme.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "agents_protocol.api.middleware.AgentsApiMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -201,6 +202,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
 }
+
+# `make bench` only (docs/performance.md): BENCH_FLOOR=1 serves GET /bench/floor, a constant JSON
+# answer through the full middleware stack, the floor every other case is compared with. Off by default.
+BENCH_FLOOR = env_bool("BENCH_FLOOR", False)
+
+# Browsers send only this origin as Referer, never a path: a checkout link's token stays out
+# of other requests' Referer headers (and so out of access logs). Form posts keep their Origin.
+SECURE_REFERRER_POLICY = "strict-origin"
+X_FRAME_OPTIONS = "DENY"
 
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 if TRUSTED_PROXY_COUNT:
