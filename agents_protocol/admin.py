@@ -51,6 +51,9 @@ class SiteProfileAdmin(SingletonAdmin):
     ]
     readonly_fields = ["agents_txt_preview", "agents_json_preview"]
 
+    class Media:
+        css = {"all": ["agents_protocol/admin.css"]}
+
     @admin.display(description="agents.txt")
     def agents_txt_preview(self, obj):
         return _preview(render_agents_txt(load_config(), PREVIEW_ORIGIN).body.decode())
@@ -61,7 +64,7 @@ class SiteProfileAdmin(SingletonAdmin):
 
 
 def _preview(text):
-    return format_html('<pre class="agents-preview" style="white-space: pre-wrap; margin: 0">{}</pre>', text)
+    return format_html('<pre class="agents-preview">{}</pre>', text)
 
 
 admin.site.register(SessionConfig, SingletonAdmin)
