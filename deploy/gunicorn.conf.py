@@ -12,5 +12,6 @@ graceful_timeout = timeout
 keepalive = 5  # seconds; keep it below the load balancer's idle timeout
 accesslog = "-"
 errorlog = "-"
+logger_class = "acme.log_redaction.GunicornLogger"  # checkout links' tokens never reach a log
 # One gunicorn per container or instance: no control socket to share or clean up.
 control_socket_disable = True

@@ -1,0 +1,39 @@
+"""Keep checkout links' tokens out of the logs.
+
+A checkout link (`/checkout/<token>/`) is the only way to the human's review page, and the
+database keeps only the token's SHA-256. Its path would otherwise reach three logs: gunicorn's
+access log (request line, referer), gunicorn's debug log, and Django's warnings about refused
+requests ("Forbidden (CSRF cookie not set.): /checkout/…/"). Session tokens travel in headers,
+which no log here writes.
+
+`RedactSecrets` filters Django's log handler (settings.LOGGING); `GunicornLogger` is gunicorn's
+`logger_class` (deploy/gunicorn.conf.py).
+"""
+import logging
+import re
+
+from gunicorn import glogging
+
+CHECKOUT_TOKEN = re.compile(r"(/checkout/)[A-Za-z0-9_-]{20,}")
+
+
+def redact(text):
+    return CHECKOUT_TOKEN.sub(r"\1[redacted]", text)
+
+
+class RedactSecrets(logging.Filter):
+    def filter(self, record):
+        message = record.getMessage()
+        if CHECKOUT_TOKEN.search(message):
+            record.msg, record.args = redact(message), ()
+        return True
+
+
+class GunicornLogger(glogging.Logger):
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.error_log.addFilter(RedactSecrets())
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        return {name: redact(value) if isinstance(value, str) else value for name, value in atoms.items()}
