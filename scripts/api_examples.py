@@ -18,7 +18,8 @@ from tests.servers import start_site  # noqa: E402
 
 API = "/.well-known/agents/api"
 OUTPUT = ROOT / "docs" / "api.md"
-SHOWN_HEADERS = ("Content-Type", "Allow", "Retry-After", "WWW-Authenticate", "ETag", "Cache-Control")
+SHOWN_HEADERS = ("Content-Type", "Allow", "Retry-After", "WWW-Authenticate", "ETag", "Cache-Control",
+                 "Idempotent-Replayed")
 
 INTRO = """# Agent API reference
 
@@ -35,22 +36,33 @@ regenerates the page; tokens, ids and times differ on each run).
 - Sessions: `POST /session` returns a `session_token`; send it as
   `Authorization: Bearer <token>` (or `X-Session-Token`, or `X-Agent-Session`). Sessions end
   `ttl_seconds` after creation, whatever the activity.
+- Retries: a POST (session create, `cart.add`, `checkout`, `contact`, any POST capability) may
+  carry an `Idempotency-Key` header (1 to 255 visible ASCII characters, e.g. a UUID). Sending
+  the same request again with the same key runs it once: the stored answer comes back with
+  `Idempotent-Replayed: true`. The same key with a different body (or endpoint) is 422
+  `idempotency_conflict`; while the first request is still running, 409
+  `idempotency_in_flight` with `Retry-After`. Keys are kept 24 hours, per session (per client
+  address for session create and calls without a session), so no agent can replay another's.
+  Answers that ask for a retry (409, 429, 5xx) are not kept: retry them with the same key.
+  GET, PUT and DELETE ignore the header (they are idempotent already).
 - Every response is `{"ok": true, "data": …}` or
   `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}` and carries
   `X-Request-ID`. Money is a JSON number with two decimals plus a `currency`.
 
 | status | codes |
 |---|---|
-| 400 | `invalid_params` (with `fields`), `invalid_json`, `invalid_quantity`, `quantity_above_maximum`, `insufficient_stock`, `cart_empty`, `currency_mismatch` |
+| 400 | `invalid_params` (with `fields`), `invalid_json`, `invalid_quantity`, `quantity_above_maximum`, `insufficient_stock`, `cart_empty`, `currency_mismatch`, `invalid_idempotency_key` |
 | 401 | `session_required`, `session_invalid`, `session_expired`, `session_ended` |
 | 404 | `not_found` (no such endpoint), `unknown_item`, `unknown_category`, `item_not_in_cart` |
 | 405 | `method_not_allowed` (with an `Allow` header) |
-| 409 | `cart_not_open` |
+| 409 | `cart_not_open`, `idempotency_in_flight` (with `Retry-After`) |
 | 413 | `payload_too_large` (bodies over 64 KiB) |
 | 415 | `unsupported_media_type` |
-| 429 | `too_many_sessions` (with `Retry-After`) |
+| 422 | `idempotency_conflict` |
+| 429 | `rate_limited`, `too_many_sessions` (with `Retry-After`) |
 | 500 | `internal_error` (quote the `X-Request-ID`) |
 | 501 | `not_implemented` (a capability with no handler) |
+| 503 | `backend_unavailable` (database or cache down; with `Retry-After`) |
 """
 
 
@@ -133,6 +145,15 @@ def record(site):
     second = found[1]["id"]
     r.call("cart.add a second item", "POST", f"{API}/cart/add", body={"item_id": second}, headers=auth)
     r.call("cart.remove", "DELETE", f"{API}/cart/remove", body={"item_id": second}, headers=auth)
+
+    r.heading("Retrying safely: Idempotency-Key")
+    retry = {**auth, "Idempotency-Key": "7d0c6d1e-5b0f-4c33-9f9e-2f4d1d6c8a10"}
+    r.call("cart.add with an Idempotency-Key", "POST", f"{API}/cart/add", body={"item_id": second}, headers=retry)
+    r.call("the same request again: replayed, not added twice", "POST", f"{API}/cart/add",
+           body={"item_id": second}, headers=retry)
+    r.call("the same key with another body", "POST", f"{API}/cart/add", body={"item_id": second, "quantity": 2},
+           headers=retry)
+    r.call("cart.remove it again", "DELETE", f"{API}/cart/remove", body={"item_id": second}, headers=auth)
 
     r.heading("Checkout: hand the link to a human")
     handoff = r.call("checkout", "POST", f"{API}/checkout", headers=auth).json()["data"]["checkout_url"]

@@ -26,7 +26,7 @@ from catalog.models import Product
 from tests.api_client import API, SESSION_PATH
 from tests.factories import make_agent_session, make_product
 
-BOUNDED = settings(max_examples=60, deadline=None, derandomize=True,
+BOUNDED = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 OVER_HTTP = settings(BOUNDED, max_examples=40)
 CAPABILITIES = [c["name"] for c in DEFAULT_CAPABILITIES]
