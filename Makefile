@@ -41,7 +41,7 @@ demo: migrate
 serve: install
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(BIN)/python manage.py site_banner --host $(HOST) --port $(PORT)
-	$(BIN)/gunicorn acme.wsgi --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile -
+	HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/gunicorn --config deploy/gunicorn.conf.py acme.wsgi
 
 run: demo serve
 
