@@ -2,6 +2,7 @@
 import logging
 
 import simplejson
+from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 
 from .api import limits
@@ -28,7 +29,12 @@ def envelope_error(error):
     return json_response(body, error.status, error.headers)
 
 
-def internal_error(where):
+def internal_error(where, error):
+    """The envelope for an unexpected error: 503 when the database failed (retrying works), else 500."""
+    if isinstance(error, (OperationalError, InterfaceError)):
+        logger.exception("The database failed in %s", where)
+        return envelope_error(CapabilityError(503, "backend_unavailable", "The shop's database is unavailable; "
+                                              "retry shortly.", headers={"Retry-After": "5"}))
     logger.exception("Unexpected error in %s", where)
     return envelope_error(CapabilityError(500, "internal_error", "Something went wrong on our side; retry with backoff."))
 

@@ -37,8 +37,8 @@ def _endpoint(method):
                 response = view(request, *args, **kwargs)
             except CapabilityError as error:
                 response = envelope_error(over_limit(request) or error)
-            except Exception:
-                response = internal_error(f"PactSpec {request.path}")
+            except Exception as error:
+                response = internal_error(f"PactSpec {request.path}", error)
             return with_rate_limit_headers(request, response)
         return wrapped
     return decorate

@@ -8,6 +8,7 @@ from pathlib import Path
 import pactspec
 import pytest
 import requests
+from django.db import OperationalError
 from jsonschema import Draft202012Validator, FormatChecker
 
 from agents_protocol.capabilities import register, unregister
@@ -128,6 +129,24 @@ def test_clashing_skill_ids_get_a_suffix_and_still_reach_their_capability(live_s
         assert post(live_server, f"{INVOKE}/cart-add-2", {}).json() == {"handled_by": "cart_add"}
     finally:
         unregister("cart_add")
+
+
+@pytest.mark.parametrize("failure, status, code", [
+    (OperationalError("database is locked"), 503, "backend_unavailable"),
+    (RuntimeError("bug"), 500, "internal_error"),
+])
+def test_a_failing_skill_answers_an_envelope_503_when_the_database_failed(live_server, failure, status, code):
+    def failing(call):
+        raise failure
+
+    register("flaky", failing)
+    try:
+        Capability.objects.create(name="flaky", endpoint="/.well-known/agents/api/flaky", method="POST", position=31)
+        response = post(live_server, f"{INVOKE}/flaky", {})
+        assert response.status_code == status and response.json()["code"] == code
+        assert ("Retry-After" in response.headers) == (status == 503)
+    finally:
+        unregister("flaky")
 
 
 def test_generated_suites_have_a_happy_path_where_one_can_run_and_a_400_case(spec, live_server):
