@@ -3,8 +3,10 @@
 Every function returns fully loaded rows (category included), so callers never trigger
 extra queries per product.
 """
-from django.db.models import Case, Count, IntegerField, Q, Value, When
+from django.db import connection
+from django.db.models import Count, Q
 
+from . import search
 from .models import Category, Product
 
 SORT_ORDERINGS = {
@@ -29,36 +31,21 @@ def visible_products():
 
 
 def search_products(q, page, limit):
-    """Active products matching every term of `q`; name matches rank first.
+    """Active products matching every term of `q`, name matches first (how terms match and
+    rank: catalog/search.py). An empty query matches everything, in name order.
 
-    A term matches when it appears (case-insensitively) in the name, description,
-    category name, public id, tags or materials. An empty query matches everything.
+    The database's full-text index does the matching: FTS5 on SQLite (the embedded default),
+    a GIN index on PostgreSQL (scale-out).
     """
-    terms = q.split()
-    products = visible_products()
-    for term in terms:
-        products = products.filter(_matches_anywhere(term))
-    ranked = products.annotate(name_hits=_count_name_hits(terms))
-    return paginate(ranked.order_by("-name_hits", "name", "id"), page, limit)
-
-
-def _matches_anywhere(term):
-    return (
-        Q(name__icontains=term)
-        | Q(description__icontains=term)
-        | Q(category__name__icontains=term)
-        | Q(public_id__icontains=term)
-        | Q(tags__icontains=term)
-        | Q(materials__icontains=term)
-    )
-
-
-def _count_name_hits(terms):
-    hits = [
-        Case(When(name__icontains=term, then=Value(1)), default=Value(0), output_field=IntegerField())
-        for term in terms
-    ]
-    return sum(hits, start=Value(0, output_field=IntegerField()))
+    if not q.split():
+        return paginate(visible_products().order_by("name", "id"), page, limit)
+    offset = page_offset(page, limit)
+    terms = search.searchable_terms(q)
+    if not terms:
+        return [], 0
+    if connection.vendor == "postgresql":
+        return paginate(search.postgresql_search(visible_products(), terms), page, limit)
+    return search.sqlite_search(terms, offset, limit)
 
 
 def browse_products(category, sort, page, limit):
@@ -79,10 +66,14 @@ def products_in(category, sort):
 
 def paginate(queryset, page, limit):
     """Return (rows of page `page`, total row count); pages start at 1."""
+    offset = page_offset(page, limit)
+    return list(queryset[offset : offset + limit]), queryset.count()
+
+
+def page_offset(page, limit):
     if page < 1 or limit < 1:
         raise ValueError("page and limit must be positive integers.")
-    offset = (page - 1) * limit
-    return list(queryset[offset : offset + limit]), queryset.count()
+    return (page - 1) * limit
 
 
 def get_category(slug):

@@ -108,7 +108,7 @@ class TestSearchProducts:
         for number in range(15):
             make_product(name=f"Mug {number}", category=mugs, tags=["coffee"])
 
-        with django_assert_num_queries(2):
+        with django_assert_num_queries(1):
             products, _ = selectors.search_products("mug coffee", page=1, limit=15)
             assert {product.category.name for product in products} == {"Mugs"}
 

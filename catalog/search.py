@@ -1,0 +1,126 @@
+"""Full-text product search on an index, one code path per database vendor.
+
+Both paths read a query the same way. Terms are separated by whitespace and every term must
+match (terms without a letter or digit are ignored). A term matches the words that start
+with it — "mug" finds "Mugs", "stone" finds "stoneware" — in the product's name, public id,
+description, tags, materials or category name; a term of several words ("cup-7") matches
+them in a row. Results rank by how many terms match in the name (name matches first), then
+by relevance (bm25 on SQLite, ts_rank on PostgreSQL), then by name and id.
+
+SQLite (the embedded default): the FTS5 table `catalog_product_fts` of migration 0002,
+kept in step with products and category names by triggers. PostgreSQL (scale-out): a GIN
+index on the `simple` text-search vector of the product's own text (migration 0002); the
+category name is matched in the small category table, per term.
+"""
+import re
+from functools import reduce
+from operator import and_
+
+from django.contrib.postgres.expressions import ArraySubquery
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connection
+from django.db.models import Case, F, IntegerField, Lookup, Q, Value, When
+
+from .models import Category, Product
+
+WORD = re.compile(r"[^\W_]+")
+
+# SQLite: bm25 weight of each FTS5 column, in the table's order: name, public_id,
+# description, category, tags, materials.
+BM25_WEIGHTS = (10.0, 5.0, 1.0, 2.0, 2.0, 2.0)
+
+# PostgreSQL: exactly the expression migration 0002 indexes (tests/test_search_postgres.py
+# checks that the planner uses the index).
+POSTGRES_CONFIG = "simple"
+POSTGRES_DOCUMENT = SearchVector("name", "public_id", "description", "tags", "materials", config=POSTGRES_CONFIG)
+
+
+def searchable_terms(query):
+    """The whitespace-separated terms of `query` that contain a letter or digit."""
+    return [term for term in query.split() if WORD.search(term)]
+
+
+def sqlite_search(terms, offset, limit):
+    """(products of one page, total) for `terms` through the FTS5 index: one statement, plus a
+    count for a page past the last one."""
+    phrases = [_fts5_phrase(term) for term in terms]
+    match = " AND ".join(f"({phrase})" for phrase in phrases)
+    name_hits = " + ".join([f"(rowid IN ({SQLITE_MATCHING_IDS}))"] * len(phrases))
+    bm25 = ", ".join(str(weight) for weight in BM25_WEIGHTS)
+    sql = f"""
+        WITH matched AS (
+            SELECT rowid AS id, {name_hits} AS name_hits, bm25(catalog_product_fts, {bm25}) AS relevance
+            FROM catalog_product_fts WHERE catalog_product_fts MATCH %s
+        )
+        SELECT p.*, c.name AS category_name, c.slug AS category_slug, COUNT(*) OVER () AS total
+        FROM matched
+        JOIN catalog_product p ON p.id = matched.id
+        JOIN catalog_category c ON c.id = p.category_id
+        WHERE p.is_active  -- Product.objects.active()
+        ORDER BY matched.name_hits DESC, matched.relevance, p.name, p.id
+        LIMIT %s OFFSET %s
+    """
+    params = [f"{{name}} : ({phrase})" for phrase in phrases] + [match, limit, offset]
+    rows = Product.objects.raw(sql, params)
+    products = list(rows)
+    for product in products:  # what select_related("category") would load, for the fields the API shows
+        product.category = Category.from_db(
+            rows.db, ["id", "name", "slug"], [product.category_id, product.category_name, product.category_slug]
+        )
+    if products:
+        return products, products[0].total
+    return [], _sqlite_count(match) if offset else 0
+
+
+SQLITE_MATCHING_IDS = "SELECT rowid FROM catalog_product_fts WHERE catalog_product_fts MATCH %s"
+
+
+def _sqlite_count(match):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM catalog_product_fts JOIN catalog_product p ON p.id = catalog_product_fts.rowid "
+            "WHERE catalog_product_fts MATCH %s AND p.is_active",
+            [match],
+        )
+        return cursor.fetchone()[0]
+
+
+def _fts5_phrase(term):
+    """An FTS5 phrase matching the words of `term` in a row, each as a prefix: "cup"* + "7"*."""
+    return " + ".join(f'"{word}"*' for word in WORD.findall(term))
+
+
+def postgresql_search(products, terms):
+    """`products` filtered to those matching every term and ordered by rank (GIN index)."""
+    queries = [SearchQuery(_tsquery_term(term), search_type="raw", config=POSTGRES_CONFIG) for term in terms]
+    name = SearchVector("name", config=POSTGRES_CONFIG)
+    matched = products.annotate(document=POSTGRES_DOCUMENT, name_document=name)
+    for query in queries:
+        matched = matched.filter(Q(document=query) | EqualsAny(F("category_id"), _categories_matching(query)))
+    name_hits = sum(
+        (Case(When(name_document=query, then=Value(1)), default=Value(0)) for query in queries),
+        start=Value(0, output_field=IntegerField()),
+    )
+    ranked = matched.annotate(name_hits=name_hits, rank=SearchRank(F("document"), reduce(and_, queries)))
+    return ranked.order_by("-name_hits", "-rank", "name", "id")
+
+
+def _tsquery_term(term):
+    """`term` as one quoted tsquery operand whose words are all prefixes: 'cup-7':* → 'cup':* <-> '-7':*."""
+    quoted = term.replace("\\", "\\\\").replace("'", "''")
+    return f"'{quoted}':*"
+
+
+def _categories_matching(query):
+    categories = Category.objects.annotate(document=SearchVector("name", config=POSTGRES_CONFIG))
+    return ArraySubquery(categories.filter(document=query).order_by().values("pk"))
+
+
+class EqualsAny(Lookup):
+    """`lhs = ANY(array)`. Unlike `IN (subquery)`, PostgreSQL answers it from an index inside an
+    OR (a BitmapOr next to the GIN scan) instead of scanning every product."""
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = compiler.compile(self.rhs)
+        return f"{lhs} = ANY({rhs})", (*lhs_params, *rhs_params)
