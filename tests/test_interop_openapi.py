@@ -60,11 +60,13 @@ def test_parameters_follow_the_method_and_the_path_template(live_server):
     browse = {p["name"]: p for p in ops[(f"{API}/browse", "GET")]["parameters"]}
     assert browse["sort"]["in"] == "query" and browse["sort"]["schema"]["enum"] == ["price_asc", "price_desc", "newest"]
     add = ops[(f"{API}/cart/add", "POST")]
-    assert add["parameters"] == []
+    assert [(p["name"], p["in"], p["required"]) for p in add["parameters"]] == [("Idempotency-Key", "header", False)]
+    assert set(add["responses"]) >= {"409", "422", "503"}
     assert add["requestBody"]["required"] is True
     assert add["requestBody"]["content"]["application/json"]["schema"]["required"] == ["item_id"]
     remove = ops[(f"{API}/cart/remove", "DELETE")]
     assert [(p["name"], p["in"], p["required"]) for p in remove["parameters"]] == [("item_id", "query", True)]
+    assert [p["name"] for p in ops[(f"{API}/session", "POST")]["parameters"]] == ["Idempotency-Key"]
     created = ops[(f"{API}/session", "POST")]["responses"]["201"]["content"]["application/json"]["schema"]
     assert created["properties"]["data"]["required"] == ["session_token", "session_id", "expires_at",
                                                          "ttl_seconds", "capabilities"]
@@ -85,7 +87,7 @@ def test_admin_changes_move_paths_and_add_custom_capabilities(live_server):
         validate(document, cls=OpenAPIV31SpecValidator)
         ops = operations(document)
         op = ops[(f"{API}/reserve/{{item_id}}", "POST")]
-        assert [p["name"] for p in op["parameters"]] == ["item_id"]
+        assert [p["name"] for p in op["parameters"]] == ["item_id", "Idempotency-Key"]
         assert op["requestBody"] == {"required": False, "content": {"application/json": {"schema": {
             "type": "object", "properties": {"days": {"type": "integer", "default": 3}}}}}}
         assert op["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["data"] == {

@@ -22,12 +22,25 @@ ERROR_RESPONSES = {
     "TooManyRequests": "Rate limit or session limit reached; wait Retry-After seconds",
     "NotImplemented": "This capability has no handler on this site yet",
     "TooEarly": "The session is still live: its audit trail is sealed when it ends",
+    "Conflict": "A request with this Idempotency-Key is still in flight, or the cart is frozen for checkout",
+    "IdempotencyConflict": "This Idempotency-Key was already used for a different request",
+    "Unavailable": "The database or cache is unavailable; retry after Retry-After seconds",
     "Error": "Any other refusal or failure, in the same envelope",
 }
 HEADERS = {
     "Unauthorized": {"WWW-Authenticate": {"schema": {"type": "string"}}},
     "TooManyRequests": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
     "TooEarly": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+    "Conflict": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+    "Unavailable": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+}
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Send a POST again with the same key and body to get the first answer back "
+                   "(Idempotent-Replayed: true) instead of running it twice. Kept 24 hours.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
 }
 SESSION_CREATED = {
     "type": "object",
@@ -125,7 +138,7 @@ def _operation(capability):
     if capability.method in QUERY_METHODS:
         operation["parameters"] = path_params + [_query_parameter(p) for p in other_params]
     else:
-        operation["parameters"] = path_params
+        operation["parameters"] = path_params + ([IDEMPOTENCY_KEY] if capability.method == "POST" else [])
         operation["requestBody"] = _json_body(object_schema(other_params), any(p.required for p in other_params))
     if capability.requires_session:
         operation["security"] = SESSION_SECURITY
@@ -166,8 +179,10 @@ def _errors(method, requires_session):
     if requires_session:
         names["401"] = "Unauthorized"
     if method != "GET":
-        names.update({"413": "PayloadTooLarge", "415": "UnsupportedMediaType"})
-    names.update({"501": "NotImplemented", "default": "Error"})
+        names.update({"409": "Conflict", "413": "PayloadTooLarge", "415": "UnsupportedMediaType"})
+    if method == "POST":
+        names["422"] = "IdempotencyConflict"
+    names.update({"501": "NotImplemented", "503": "Unavailable", "default": "Error"})
     return {status: {"$ref": f"#/components/responses/{name}"} for status, name in names.items()}
 
 
@@ -179,6 +194,7 @@ def _session_create():
         "operationId": "session.create",
         "summary": "Create a session; its token authorizes the capabilities that need one",
         "tags": ["session"],
+        "parameters": [IDEMPOTENCY_KEY],
         "requestBody": _json_body(body, False),
         "responses": {
             "201": _success("The new session", SESSION_CREATED),
