@@ -6,6 +6,8 @@ from django.urls import include, path
 
 FLOOR_BODY = b'{"ok": true}'
 
+handler500 = "acme.errors.server_error"
+
 
 def bench_floor(request):
     """The benchmark's floor (BENCH_FLOOR=1): a constant JSON body through the full middleware stack."""
