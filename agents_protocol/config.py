@@ -2,9 +2,13 @@
 
 Every worker reads the revision number (one indexed query) and reuses the snapshot it
 already built for that number, so an admin save is visible on the very next request in
-every process, and nothing else is queried while the configuration is unchanged.
+every process, and nothing else is queried while the configuration is unchanged. The API
+middleware reads it once per request and pins that snapshot for the rest of the request
+(`pinned_config`), so one request never sees two configurations nor reads the number twice.
 """
+import contextvars
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connections, router
@@ -164,10 +168,15 @@ def _capability_spec(capability):
 
 _cache_lock = threading.Lock()
 _cached = {"config": None}
+_pinned = contextvars.ContextVar("agents_protocol_pinned_config", default=None)
 
 
 def current_config():
-    """The snapshot for the current revision, rebuilt only when the revision moved."""
+    """The snapshot pinned for this request, else the one for the current revision
+    (rebuilt only when the revision moved)."""
+    pinned = _pinned.get()
+    if pinned is not None:
+        return pinned
     revision = current_revision()
     cached = _cached["config"]
     if cached is not None and cached.revision == revision:
@@ -178,3 +187,13 @@ def current_config():
     with _cache_lock:
         _cached["config"] = config
     return config
+
+
+@contextmanager
+def pinned_config(config):
+    """Within the block, current_config() answers `config` without reading the revision again."""
+    token = _pinned.set(config)
+    try:
+        yield config
+    finally:
+        _pinned.reset(token)

@@ -1,16 +1,29 @@
-"""Send requests for configured endpoints straight to the agent API view.
+"""Answer the discovery documents and the agent API before the rest of the middleware stack.
 
 Endpoints are data (admin can move them), so they cannot live in a static URLconf.
-This middleware sits early in the stack: agent calls skip sessions, CSRF, auth and
-messages, which they do not use.
+This middleware sits early in the stack: agent calls and the well-known documents skip
+sessions, CSRF, auth and messages, which they do not use. It reads the configuration
+once and pins it for the whole request (config.pinned_config).
 """
 from django.db import DatabaseError
 from django.http import HttpResponse
 
-from ..config import current_config
+from ..config import current_config, pinned_config
+from ..documents import interop
+from ..views import document_view
 from .envelope import EnvelopeRenderer
 from .routing import API_PREFIX, is_api_path
 from .views import agent_api_view
+
+# The same views agents_protocol.urls names (reverse() and check E006 use those routes).
+DOCUMENT_VIEWS = {
+    interop.AGENTS_JSON_PATH: document_view("agents.json"),
+    interop.AGENTS_TXT_PATH: document_view("agents.txt"),
+    interop.LLMS_TXT_PATH: document_view("llms.txt"),
+    interop.PACTSPEC_PATH: document_view("pactspec.json"),
+    interop.AGENT_CARD_PATH: document_view("agent-card.json"),
+    interop.OPENAPI_PATH: document_view("openapi.json"),
+}
 
 
 class AgentsApiMiddleware:
@@ -19,16 +32,26 @@ class AgentsApiMiddleware:
 
     def __call__(self, request):
         try:
-            is_api = is_api_path(current_config(), request.path)
+            config = current_config()
         except DatabaseError:
             if not request.path.startswith(API_PREFIX):
                 raise
             return backend_unavailable()
-        if not is_api:
-            return self.get_response(request)
-        response = agent_api_view(request)
-        # Outside the URLconf nothing renders DRF responses for us.
-        return response.render() if hasattr(response, "render") else response
+        with pinned_config(config):
+            document = DOCUMENT_VIEWS.get(request.path_info)
+            if document is not None:
+                return with_content_length(document(request))
+            if not is_api_path(config, request.path):
+                return self.get_response(request)
+            response = agent_api_view(request)
+            # Outside the URLconf nothing renders DRF responses for us.
+            return with_content_length(response.render() if hasattr(response, "render") else response)
+
+
+def with_content_length(response):
+    """What CommonMiddleware would add, which these answers skip."""
+    response["Content-Length"] = str(len(response.content))
+    return response
 
 
 def backend_unavailable():
