@@ -156,7 +156,7 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "diskcache.DjangoCache",
+            "BACKEND": "acme.cache.PersistentDiskCache",  # diskcache.DjangoCache, kept open between requests
             "LOCATION": str(DATA_DIR / "cache"),
             "DATABASE_TIMEOUT": 1.0,  # seconds a read waits for a writer (writes retry until done)
         }
