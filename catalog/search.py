@@ -21,7 +21,8 @@ from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
 from django.db.models import Case, F, IntegerField, Lookup, Q, Value, When
 
-from .models import Category, Product
+from . import rows
+from .models import Category
 
 WORD = re.compile(r"[^\W_]+")
 
@@ -42,7 +43,7 @@ def searchable_terms(query):
 
 def sqlite_search(terms, offset, limit):
     """(products of one page, total) for `terms` through the FTS5 index: one statement, plus a
-    count for a page past the last one."""
+    count for a page past the last one. Only the page's rows are read whole."""
     phrases = [_fts5_phrase(term) for term in terms]
     match = " AND ".join(f"({phrase})" for phrase in phrases)
     name_hits = " + ".join([f"(rowid IN ({SQLITE_MATCHING_IDS}))"] * len(phrases))
@@ -51,22 +52,21 @@ def sqlite_search(terms, offset, limit):
         WITH matched AS (
             SELECT rowid AS id, {name_hits} AS name_hits, bm25(catalog_product_fts, {bm25}) AS relevance
             FROM catalog_product_fts WHERE catalog_product_fts MATCH %s
+        ), ranked AS (
+            SELECT p.id, p.name, matched.name_hits, matched.relevance, COUNT(*) OVER () AS total
+            FROM matched JOIN catalog_product p ON p.id = matched.id
+            WHERE p.is_active  -- Product.objects.active()
+            ORDER BY matched.name_hits DESC, matched.relevance, p.name, p.id
+            LIMIT %s OFFSET %s
         )
-        SELECT p.*, c.name AS category_name, c.slug AS category_slug, COUNT(*) OVER () AS total
-        FROM matched
-        JOIN catalog_product p ON p.id = matched.id
+        SELECT {rows.PRODUCT_COLUMNS}, ranked.total
+        FROM ranked
+        JOIN catalog_product p ON p.id = ranked.id
         JOIN catalog_category c ON c.id = p.category_id
-        WHERE p.is_active  -- Product.objects.active()
-        ORDER BY matched.name_hits DESC, matched.relevance, p.name, p.id
-        LIMIT %s OFFSET %s
+        ORDER BY ranked.name_hits DESC, ranked.relevance, ranked.name, ranked.id
     """
     params = [f"{{name}} : ({phrase})" for phrase in phrases] + [match, limit, offset]
-    rows = Product.objects.raw(sql, params)
-    products = list(rows)
-    for product in products:  # what select_related("category") would load, for the fields the API shows
-        product.category = Category.from_db(
-            rows.db, ["id", "name", "slug"], [product.category_id, product.category_name, product.category_slug]
-        )
+    products = rows.products(sql, params)
     if products:
         return products, products[0].total
     return [], _sqlite_count(match) if offset else 0

@@ -180,9 +180,9 @@ def test_sqlite_search_reads_the_fts5_index_and_scans_no_table():
         cursor.execute(f"EXPLAIN QUERY PLAN {query['sql']}")
         plan = [row[-1] for row in cursor.fetchall()]
     scanned = {step.split()[1] for step in plan if step.startswith("SCAN ")}
-    # Products and categories are only looked up by key; what else is scanned is the index
-    # (through MATCH) and SQLite's own intermediate results, "(subquery-N)".
-    assert {name for name in scanned if not name.startswith("(")} == {"catalog_product_fts"}, plan
+    # Products and categories are only looked up by key; what is scanned is the index (through
+    # MATCH), the page's ids ("ranked") and SQLite's own intermediate results, "(subquery-N)".
+    assert {name for name in scanned if not name.startswith("(")} == {"catalog_product_fts", "ranked"}, plan
     assert all("VIRTUAL TABLE INDEX" in step for step in plan if step.startswith("SCAN catalog_product_fts")), plan
 
 
