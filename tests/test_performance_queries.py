@@ -1,0 +1,95 @@
+"""Database queries per agent request are a constant: the same count whatever the size of the
+catalog or of the cart (counts, never timings; the timings are `make bench`'s job).
+
+Each call goes through the whole stack (Django's test client): the configuration revision
+check, session lookup, the handler, and the audit event of a session's call are all counted.
+The test database wraps each test in a transaction, so every atomic block in the request
+shows up as a savepoint and its release: those count too.
+"""
+import pytest
+
+from tests.factories import make_agent_session, make_category, make_product
+
+pytestmark = pytest.mark.django_db
+
+API = "/.well-known/agents/api"
+
+
+def catalog(size):
+    mugs = make_category(name="Mugs", slug="mugs")
+    return [make_product(name=f"Celadon Mug {n}", public_id=f"mug-{n}", category=mugs) for n in range(size)]
+
+
+def warm(client, path):
+    """The first request of a worker loads the configuration snapshot; measure the next ones."""
+    assert client.get(path).status_code == 200
+
+
+def bearer(session):
+    return {"HTTP_AUTHORIZATION": f"Bearer {session.raw_token}"}
+
+
+def test_agents_json_when_warm_reads_only_the_configuration_revision(client, django_assert_num_queries):
+    warm(client, "/.well-known/agents.json")
+    with django_assert_num_queries(1):
+        assert client.get("/.well-known/agents.json").status_code == 200
+    with django_assert_num_queries(1):
+        assert client.get("/.well-known/agents.txt").status_code == 200
+
+
+@pytest.mark.parametrize("size", [3, 40])
+@pytest.mark.parametrize("path, queries", [
+    # revision + one ranked search statement
+    (f"{API}/search?q=celadon+mug&limit=20", 2),
+    # revision + page + count
+    (f"{API}/browse?limit=20", 3),
+    # revision + category + page + count
+    (f"{API}/browse?category=mugs&sort=price_asc&limit=20", 4),
+    # revision + product with its category
+    (f"{API}/detail/mug-2", 2),
+])
+def test_catalog_reads_do_not_grow_with_the_catalog(client, django_assert_num_queries, size, path, queries):
+    catalog(size)
+    warm(client, path)
+    with django_assert_num_queries(queries):
+        response = client.get(path)
+    assert response.status_code == 200, response.content
+
+
+@pytest.fixture
+def shopper():
+    return make_agent_session(audited=True)
+
+
+def fill_cart(client, session, products):
+    for product in products:
+        response = client.post(f"{API}/cart/add", {"item_id": product.public_id, "quantity": 1},
+                               content_type="application/json", **bearer(session))
+        assert response.status_code == 200, response.content
+
+
+# Audit event of a session's call: savepoint, move the chain head, read it, insert, store the hash, release.
+AUDIT = 6
+
+
+@pytest.mark.parametrize("lines", [1, 10])
+def test_cart_view_does_not_grow_with_the_cart(client, django_assert_num_queries, shopper, lines):
+    fill_cart(client, shopper, catalog(10)[:lines])
+    # revision + session + open cart + its lines with their products + audit
+    with django_assert_num_queries(4 + AUDIT):
+        response = client.get(f"{API}/cart/view", **bearer(shopper))
+    assert len(response.json()["data"]["items"]) == lines
+
+
+@pytest.mark.parametrize("lines", [1, 10])
+def test_cart_add_does_not_grow_with_the_cart(client, django_assert_num_queries, shopper, lines):
+    products = catalog(11)
+    fill_cart(client, shopper, products[:lines])
+    # revision + session
+    # + add_item: savepoint, product, open cart, claim the cart, add to the line, line exists?, insert the
+    #   line (in its own savepoint: 3), read it back, release
+    # + the cart view in the answer (open cart, lines) + audit
+    with django_assert_num_queries(2 + 11 + 2 + AUDIT):
+        response = client.post(f"{API}/cart/add", {"item_id": products[10].public_id, "quantity": 1},
+                               content_type="application/json", **bearer(shopper))
+    assert response.json()["data"]["cart_size"] == lines + 1
