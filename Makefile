@@ -2,6 +2,9 @@
 #   make run    install, migrate, load the demo catalog, serve with gunicorn
 #   make test   install everything (Python packages, Debian's chromium, PostgreSQL, Redis) and run every test
 #               (test-package first: the app's wheel in a second shop on Django 5.2 and 6, via nox)
+# Not part of make test:
+#   make bench  load the site under gunicorn with wrk, compare every case with a floor
+#               (bench/run; docs/performance.md; writes bench/results/latest.json)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -10,7 +13,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test test-package install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
+.PHONY: run test test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +53,9 @@ test: install-dev system-deps test-package
 
 test-package: install-dev
 	$(BIN)/nox
+
+bench: install
+	PYTHON=$(BIN)/python bench/run $(BENCH_ARGS)
 
 docs-screenshots: install-dev system-deps
 	$(BIN)/python scripts/admin_screenshots.py
