@@ -1,0 +1,304 @@
+"""`make bench`: the site under gunicorn, driven with wrk on loopback, compared with a floor.
+
+    bench/run [--duration 5] [--rounds 3] [--sustained 60] [--no-scale-out]
+
+The embedded default (SQLite, diskcache) is served by deploy/gunicorn.conf.py with one sync
+worker per core, BENCH_FLOOR=1, limits raised so nothing is refused, audit on. The catalog
+grows 1k → 10k → 100k products (bench/synthetic_catalog.py); each phase runs its cases in
+rounds, each round starting with the floor (a constant JSON answer through the full middleware
+stack), and a case's ratio is its median requests/s over the median floor of its phase. Then
+search and cart.add each run for --sustained seconds from one client. With PostgreSQL and
+Redis installed the same phases run again in the scale-out shape. Results: a table on stdout
+and bench/results/latest.json. docs/performance.md explains the numbers.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import ExitStack
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bench import services
+from bench.synthetic_catalog import SEARCH_TERM
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "latest.json"
+API = "/.well-known/agents/api"
+CORES = os.cpu_count()
+# One connection per wrk thread, the same for every case: the stateful scripts (sessions,
+# purchase flow) need it, and 4 keeps both sync workers busy while a connection is re-opened.
+WRK = ["wrk", "--threads", "4", "--connections", "4", "--timeout", "5s"]
+SESSIONS = 200
+CART_ITEMS = [f"p{index:06d}" for index in range(10)]
+DETAIL_ITEM = "p000042"  # one of the products SEARCH_TERM finds
+SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY", "DEBUG"}
+
+# Targets of issue #9 (ratios to the floor, embedded default); docs/performance.md.
+TARGETS = {"agents.json": 0.9, "agents.txt": 0.9, "detail": 0.7, "search@100k": 0.5, "cart.add": 0.3}
+SEARCH_P99_MS = 25
+SUSTAINED_TOLERANCE = 0.10
+
+
+class Site:
+    """One gunicorn serving one database (deploy/gunicorn.conf.py, one sync worker per core)."""
+
+    def __init__(self, data_dir, **env):
+        Path(data_dir).mkdir(parents=True)
+        self.port = services.free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {key: value for key, value in os.environ.items() if key not in SITE_SETTINGS}
+        self.env.update(
+            DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="acme.settings", BENCH_FLOOR="1",
+            HOST="127.0.0.1", PORT=str(self.port), WORKERS=str(CORES), LOG_LEVEL="WARNING",
+            CART_MAX_QUANTITY="1000000", **env,
+        )
+        self.log = open(Path(data_dir) / "gunicorn.log", "w")
+        self.process = None
+
+    def manage(self, *args, input=None):
+        return self.python("manage.py", *args, input=input)
+
+    def python(self, *args, input=None, timeout=900):
+        result = subprocess.run([sys.executable, *args], cwd=ROOT, env=self.env, input=input,
+                                capture_output=True, text=True, timeout=timeout)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)} failed:\n{result.stderr}")
+        return result.stdout
+
+    def prepare(self):
+        """Migrate, then raise the limits so that nothing is refused (audit stays on)."""
+        self.manage("migrate", "--noinput", "-v0")
+        config = json.loads(self.manage("agents_config", "export"))
+        config["rate_limit"] = {"requests_per_minute": 1_000_000_000, "max_sessions": 1_000_000}
+        config["audit"]["enabled"] = True
+        self.manage("agents_config", "import", "-", input=json.dumps(config))
+
+    def grow_catalog(self, products):
+        started = time.monotonic()
+        self.python("-m", "bench.synthetic_catalog", str(products))
+        print(f"  catalog: {products} products ({time.monotonic() - started:.0f} s to load)", flush=True)
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", "deploy/gunicorn.conf.py", "acme.wsgi"],
+            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.process.returncode}; see {self.log.name}")
+            try:
+                urllib.request.urlopen(f"{self.url}/healthz", timeout=5)
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("gunicorn did not answer within 60 s")
+
+    def stop(self):
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        self.log.close()
+
+    def call(self, method, path, body=None, token=None):
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method, headers=headers)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+
+    def make_sessions(self, path):
+        """SESSIONS sessions, each with a cart of the CART_ITEMS; their tokens, one a line, in `path`."""
+        tokens = []
+        for _ in range(SESSIONS):
+            _, created = self.call("POST", f"{API}/session", {"agent_name": "bench"})
+            token = created["data"]["session_token"]
+            for item in CART_ITEMS:
+                self.call("POST", f"{API}/cart/add", {"item_id": item, "quantity": 1}, token)
+            tokens.append(token)
+        path.write_text("\n".join(tokens) + "\n")
+
+
+def cases(tokens_file):
+    """Case name → wrk arguments after the common ones (script, URL path, script arguments)."""
+    return {
+        "floor": ("get.lua", "/bench/floor"),
+        "agents.json": ("get.lua", "/.well-known/agents.json"),
+        "agents.txt": ("get.lua", "/.well-known/agents.txt"),
+        "detail": ("get.lua", f"{API}/detail/{DETAIL_ITEM}"),
+        "browse": ("get.lua", f"{API}/browse?limit=20"),
+        "browse_deep": ("get.lua", f"{API}/browse?limit=20&page=2500"),  # offset 49,980: mid-catalog at 100k
+        "search": ("get.lua", f"{API}/search?q={SEARCH_TERM}&limit=20"),
+        "cart.add": ("sessions.lua", f"{API}/cart/add", str(tokens_file), "POST", f"{API}/cart/add",
+                     ",".join(CART_ITEMS)),
+        "cart.view": ("sessions.lua", f"{API}/cart/view", str(tokens_file), "GET", f"{API}/cart/view"),
+        "purchase_flow": ("purchase.lua", f"{API}/search", API, SEARCH_TERM, DETAIL_ITEM),
+    }
+
+
+def wrk(site, spec, seconds, client=WRK):
+    script, path, *args = spec
+    command = [*client, "--duration", f"{seconds}s", "--script", f"bench/wrk/{script}", f"{site.url}{path}"]
+    if args:
+        command += ["--", *args]
+    output = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 60)
+    line = next((line for line in output.stdout.splitlines() if line.startswith("BENCH ")), None)
+    if output.returncode != 0 or line is None:
+        raise RuntimeError(f"wrk failed:\n{output.stdout}\n{output.stderr}")
+    run = json.loads(line[len("BENCH "):])
+    run["rps"] = run["requests"] / (run["duration_us"] / 1e6)
+    return run
+
+
+def probe(site, spec):
+    """One request of a plain GET case must answer 2xx (wrk itself only counts 4xx and 5xx)."""
+    script, path, *_ = spec
+    if script == "get.lua":
+        with urllib.request.urlopen(f"{site.url}{path}", timeout=30) as response:
+            if not 200 <= response.status < 300:
+                raise RuntimeError(f"{path} answered {response.status}")
+
+
+def run_phase(site, names, specs, seconds, rounds):
+    """Rounds of [floor, *names]; returns {name: summary} with ratios to this phase's floor."""
+    runs = {name: [] for name in ["floor", *names]}
+    for number in range(rounds):
+        for name in runs:
+            spec = specs[name.split("@")[0]]
+            if number == 0:
+                probe(site, spec)
+            runs[name].append(wrk(site, spec, seconds))
+        print(f"  round {number + 1}/{rounds}: " + ", ".join(f"{n} {r[-1]['rps']:.0f}/s" for n, r in runs.items()),
+              flush=True)
+    floor = statistics.median(r["rps"] for r in runs["floor"])
+    return {name: summarize(name_runs, floor) for name, name_runs in runs.items()}
+
+
+def summarize(runs, floor_rps):
+    rps = statistics.median(r["rps"] for r in runs)
+    return {
+        "rps": round(rps, 1),
+        "floor_rps": round(floor_rps, 1),
+        "p50_ms": round(statistics.median(r["p50_us"] for r in runs) / 1000, 2),
+        "p99_ms": round(statistics.median(r["p99_us"] for r in runs) / 1000, 2),
+        "ratio_to_floor": round(rps / floor_rps, 3),
+        "non_2xx": sum(r["status_errors"] + r["non_2xx"] for r in runs),
+        "socket_errors": sum(r["socket_errors"] for r in runs),
+    }
+
+
+def sustained(site, spec, seconds):
+    """One client for `seconds`: requests/s of the first and of the last 10 whole seconds."""
+    script, path, *args = spec
+    counted = (script, path, *(args or ["counted"]))
+    run = wrk(site, counted, seconds, client=["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"])
+    per_second = [count for _, count in sorted((int(s), n) for s, n in run["per_second"].items())][1:-1]
+    first, last = statistics.mean(per_second[:10]), statistics.mean(per_second[-10:])
+    change = last / first - 1
+    return {
+        "seconds": seconds, "first_10s_rps": round(first, 1), "last_10s_rps": round(last, 1),
+        "change": round(change, 3), "within_10_percent": abs(change) <= SUSTAINED_TOLERANCE,
+        "non_2xx": run["status_errors"] + run["non_2xx"], "socket_errors": run["socket_errors"],
+    }
+
+
+def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
+    site = Site(data_dir, **env)
+    site.prepare()
+    site.start()
+    try:
+        tokens_file = Path(data_dir) / "tokens.txt"
+        specs = cases(tokens_file)
+        results = {}
+        for products, label in [(1_000, "1k"), (10_000, "10k")]:
+            site.grow_catalog(products)
+            results[f"search@{label}"] = run_phase(site, [f"search@{label}"], specs, seconds, rounds)[f"search@{label}"]
+        site.grow_catalog(100_000)
+        site.make_sessions(tokens_file)
+        names = ["agents.json", "agents.txt", "detail", "browse", "browse_deep", "search@100k",
+                 "cart.add", "cart.view", "purchase_flow"]
+        results = {**run_phase(site, names, specs, seconds, rounds), **results}
+        if sustained_seconds:
+            results["sustained"] = {}
+            for name in ["search", "cart.add"]:
+                results["sustained"][name] = sustained(site, specs[name], sustained_seconds)
+                print(f"  sustained {name}: {results['sustained'][name]}", flush=True)
+        return results
+    finally:
+        site.stop()
+
+
+def machine():
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor())
+    return {"cpu": model, "cores": CORES, "load_average_1m_at_start": round(os.getloadavg()[0], 2),
+            "python": platform.python_version(), "wrk": " ".join(WRK)}
+
+
+ORDER = ["floor", "agents.json", "agents.txt", "detail", "browse", "browse_deep", "search@1k", "search@10k",
+         "search@100k", "cart.add", "cart.view", "purchase_flow"]
+
+
+def table(results):
+    lines = ["| case | req/s | p50 ms | p99 ms | × floor | target |", "|---|---:|---:|---:|---:|---|"]
+    for name in ORDER:
+        r = results[name]
+        target = TARGETS.get(name)
+        verdict = f"≥ {target} {'met' if r['ratio_to_floor'] >= target else 'MISSED'}" if target else ""
+        if name == "search@100k":
+            verdict += f"; p99 ≤ {SEARCH_P99_MS} ms {'met' if r['p99_ms'] <= SEARCH_P99_MS else 'MISSED'}"
+        refused = f" ({r['non_2xx']} non-2xx)" if r["non_2xx"] or r["socket_errors"] else ""
+        lines.append(f"| {name}{refused} | {r['rps']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
+                     f"{r['ratio_to_floor']:.2f} | {verdict} |")
+    for name, s in results.get("sustained", {}).items():
+        lines.append(f"\nsustained {name}, {s['seconds']} s from one client: first 10 s {s['first_10s_rps']:.0f}/s, "
+                     f"last 10 s {s['last_10s_rps']:.0f}/s ({s['change']:+.1%}): "
+                     f"{'within' if s['within_10_percent'] else 'NOT within'} 10%")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sustained", type=int, default=60, help="seconds of each sustained run (0: none)")
+    parser.add_argument("--no-scale-out", action="store_true")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("wrk is not installed: bench/run installs it (apt-get install wrk)")
+
+    report = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine()}
+    with tempfile.TemporaryDirectory(prefix="acme-bench-") as data_dir:
+        print(f"Embedded default: SQLite + diskcache, gunicorn with {CORES} sync workers", flush=True)
+        embedded = bench_shape(Path(data_dir) / "embedded", args.duration, args.rounds, args.sustained)
+    report.update(embedded)
+    print(table(embedded), flush=True)
+
+    missing = "--no-scale-out" if args.no_scale_out else services.available()
+    if missing:
+        report["scale_out"] = {"skipped": missing}
+    else:
+        with tempfile.TemporaryDirectory(prefix="acme-bench-") as data_dir, ExitStack() as stack:
+            print("Scale-out: PostgreSQL + Redis", flush=True)
+            database, cache = stack.enter_context(services.postgres()), stack.enter_context(services.redis())
+            report["scale_out"] = bench_shape(Path(data_dir) / "scale-out", args.duration, args.rounds, 0,
+                                              DATABASE_URL=database, REDIS_URL=cache)
+        print(table(report["scale_out"]), flush=True)
+    report["machine"]["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"Wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
+
+
+if __name__ == "__main__":
+    main()
