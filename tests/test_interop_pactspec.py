@@ -1,6 +1,8 @@
 """/.well-known/pactspec.json: valid PactSpec v1, examples from real answers, invocable skills,
 and generated test suites that the official PactSpec CLI runs green against the live server."""
 import json
+import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -172,8 +174,15 @@ def pactspec_cli(tmp_path_factory):
     return folder / "node_modules" / ".bin" / "pactspec"
 
 
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def run_cli(cli, *args):
-    return subprocess.run([str(cli), *args], capture_output=True, text=True, timeout=120)
+    """The CLI's output as plain text (it colours it when CI=true, whatever NO_COLOR says)."""
+    env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
+    done = subprocess.run([str(cli), *args], capture_output=True, text=True, timeout=120, env=env)
+    done.stdout, done.stderr = ANSI_ESCAPE.sub("", done.stdout), ANSI_ESCAPE.sub("", done.stderr)
+    return done
 
 
 def test_the_official_cli_validates_the_document_and_passes_every_suite(spec, pactspec_cli, tmp_path):
