@@ -5,13 +5,17 @@ public id, description, category name, tags and materials, filled from the exist
 and kept in step by triggers on catalog_product (insert, update of those columns, delete)
 and on catalog_category (rename). Stock and price updates do not touch it.
 A later migration that makes SQLite rebuild catalog_product (most column changes do) drops
-these triggers with the old table: it must create them again (tests/test_search_sqlite.py
+these triggers with the old table: it must create them again (tests/test_search_index.py
 fails when they are missing).
 
-PostgreSQL: a GIN index on to_tsvector('simple', name, public id, description, tags,
-materials): exactly the SearchVector catalog/search.py filters on.
+PostgreSQL: a stored generated column, catalog_product.search_document, the tsvector
+('simple' configuration) of the name with weight A and of the public id, description, tags and
+materials with weight D, and a GIN index on it. PostgreSQL refuses to change the type of a
+column a generated column reads: a later migration that does must drop search_document first
+and add it again.
 
-The index is not part of the models' state: makemigrations knows nothing of it.
+Neither is part of the models' state (Product has no search_document field): makemigrations
+knows nothing of them, and Django never writes the generated column.
 """
 from django.db import migrations
 
@@ -52,33 +56,31 @@ SQLITE_BACKWARD = [
     "DROP TABLE catalog_product_fts",
 ]
 
-POSTGRES_INDEX = "catalog_product_search"
+POSTGRES_FORWARD = [
+    """ALTER TABLE catalog_product ADD COLUMN search_document tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('simple', coalesce(name, '')), 'A')
+        || to_tsvector('simple', coalesce(public_id, '') || ' ' || coalesce(description, '') || ' '
+                                 || coalesce(tags::text, '') || ' ' || coalesce(materials::text, ''))
+    ) STORED""",
+    "CREATE INDEX catalog_product_search ON catalog_product USING gin (search_document)",
+]
+POSTGRES_BACKWARD = ["ALTER TABLE catalog_product DROP COLUMN search_document"]  # and its index
 
 
-def postgres_index():
-    from django.contrib.postgres.indexes import GinIndex
-    from django.contrib.postgres.search import SearchVector
-
-    document = SearchVector("name", "public_id", "description", "tags", "materials", config="simple")
-    return GinIndex(document, name=POSTGRES_INDEX)
+STATEMENTS = {  # vendor: (forward, backward)
+    "sqlite": (SQLITE_FORWARD, SQLITE_BACKWARD),
+    "postgresql": (POSTGRES_FORWARD, POSTGRES_BACKWARD),
+}
 
 
 def create_index(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "sqlite":
-        for statement in SQLITE_FORWARD:
-            schema_editor.execute(statement)
-    elif vendor == "postgresql":
-        schema_editor.add_index(apps.get_model("catalog", "Product"), postgres_index())
+    for statement in STATEMENTS[schema_editor.connection.vendor][0]:
+        schema_editor.execute(statement)
 
 
 def drop_index(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "sqlite":
-        for statement in SQLITE_BACKWARD:
-            schema_editor.execute(statement)
-    elif vendor == "postgresql":
-        schema_editor.remove_index(apps.get_model("catalog", "Product"), postgres_index())
+    for statement in STATEMENTS[schema_editor.connection.vendor][1]:
+        schema_editor.execute(statement)
 
 
 class Migration(migrations.Migration):
