@@ -58,8 +58,9 @@ class Site:
         self.env.update(
             DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="acme.settings", BENCH_FLOOR="1",
             HOST="127.0.0.1", PORT=str(self.port), WORKERS=str(CORES), LOG_LEVEL="WARNING",
-            CART_MAX_QUANTITY="1000000", **env,
+            CART_MAX_QUANTITY="1000000",
         )
+        self.env.update(env)
         self.log = open(Path(data_dir) / "gunicorn.log", "w")
         self.process = None
 
