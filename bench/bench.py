@@ -229,6 +229,8 @@ def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
         names = ["agents.json", "agents.txt", "detail", "browse", "browse_deep", "search@100k",
                  "cart.add", "cart.view", "purchase_flow"]
         results = {**run_phase(site, names, specs, seconds, rounds), **results}
+        # How many times longer a search takes on 100k products than on 1k (throughput ratio).
+        results["search_growth_1k_to_100k"] = round(results["search@1k"]["rps"] / results["search@100k"]["rps"], 2)
         if sustained_seconds:
             results["sustained"] = {}
             for name in ["search", "cart.add"]:
@@ -261,6 +263,9 @@ def table(results):
         refused = f" ({r['non_2xx']} non-2xx)" if r["non_2xx"] or r["socket_errors"] else ""
         lines.append(f"| {name}{refused} | {r['rps']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
                      f"{r['ratio_to_floor']:.2f} | {verdict} |")
+    growth = results["search_growth_1k_to_100k"]
+    lines.append(f"\nsearch from 1k to 100k products (x100): time per request x{growth:.1f}, "
+                 f"{'sub-linear' if growth < 100 else 'NOT sub-linear'}")
     for name, s in results.get("sustained", {}).items():
         lines.append(f"\nsustained {name}, {s['seconds']} s from one client: first 10 s {s['first_10s_rps']:.0f}/s, "
                      f"last 10 s {s['last_10s_rps']:.0f}/s ({s['change']:+.1%}): "
