@@ -199,9 +199,14 @@ def summarize(runs, floor_rps):
 
 
 def sustained(site, spec, seconds):
-    """One client for `seconds`: requests/s of the first and of the last 10 whole seconds."""
+    """One client for `seconds`: requests/s of the first and of the last 10 whole seconds.
+
+    The whole per-second series and the load average around the run are kept too: on a
+    shared machine a neighbour's burst moves a one-client run by more than 10%.
+    """
     script, path, *args = spec
     counted = (script, path, *(args or ["counted"]))
+    load_before = os.getloadavg()[0]
     run = wrk(site, counted, seconds, client=["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"])
     per_second = [count for _, count in sorted((int(s), n) for s, n in run["per_second"].items())][1:-1]
     first, last = statistics.mean(per_second[:10]), statistics.mean(per_second[-10:])
@@ -210,6 +215,7 @@ def sustained(site, spec, seconds):
         "seconds": seconds, "first_10s_rps": round(first, 1), "last_10s_rps": round(last, 1),
         "change": round(change, 3), "within_10_percent": abs(change) <= SUSTAINED_TOLERANCE,
         "non_2xx": run["status_errors"] + run["non_2xx"], "socket_errors": run["socket_errors"],
+        "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)], "per_second": per_second,
     }
 
 
@@ -235,7 +241,8 @@ def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
             results["sustained"] = {}
             for name in ["search", "cart.add"]:
                 results["sustained"][name] = sustained(site, specs[name], sustained_seconds)
-                print(f"  sustained {name}: {results['sustained'][name]}", flush=True)
+                print(f"  sustained {name}: {results['sustained'][name]['per_second']} requests per second",
+                      flush=True)
         return results
     finally:
         site.stop()
@@ -269,7 +276,8 @@ def table(results):
     for name, s in results.get("sustained", {}).items():
         lines.append(f"\nsustained {name}, {s['seconds']} s from one client: first 10 s {s['first_10s_rps']:.0f}/s, "
                      f"last 10 s {s['last_10s_rps']:.0f}/s ({s['change']:+.1%}): "
-                     f"{'within' if s['within_10_percent'] else 'NOT within'} 10%")
+                     f"{'within' if s['within_10_percent'] else 'NOT within'} 10% "
+                     f"(load average {s['load_average_1m'][0]} → {s['load_average_1m'][1]})")
     return "\n".join(lines)
 
 
