@@ -299,7 +299,7 @@ def main():
     report.update(embedded)
     print(table(embedded), flush=True)
 
-    missing = "--no-scale-out" if args.no_scale_out else services.available()
+    missing = "--no-scale-out" if args.no_scale_out else services.unavailable_reason()
     if missing:
         report["scale_out"] = {"skipped": missing}
     else:

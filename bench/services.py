@@ -20,7 +20,7 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def available():
+def unavailable_reason():
     """Why the scale-out run cannot happen here, or None when it can."""
     if not (POSTGRES_BIN / "initdb").exists():
         return f"no PostgreSQL 15 in {POSTGRES_BIN} (scripts/install-system-deps installs it)"

@@ -54,7 +54,9 @@ def grow_catalog(count):
     with transaction.atomic():
         category_ids = {}
         for position, (name, _) in enumerate(FORMS):
-            category, _ = Category.objects.get_or_create(name=name, defaults={"slug": name.lower(), "position": position})
+            category, _ = Category.objects.get_or_create(
+                name=name, defaults={"slug": name.lower(), "position": position}
+            )
             category_ids[name] = category.pk
         start = Product.objects.count()
         for first in range(start, count, BATCH):

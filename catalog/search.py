@@ -119,5 +119,5 @@ def _categories_matching(queries):
     flags = {f"matches_{n}": ExpressionWrapper(Q(document=query), output_field=BooleanField())
              for n, query in enumerate(queries)}
     categories = Category.objects.annotate(document=SearchVector("name", config=POSTGRES_CONFIG)).annotate(**flags)
-    rows = list(categories.order_by().values_list("pk", *flags))
-    return [[row[0] for row in rows if row[n]] for n in range(1, len(queries) + 1)]
+    matches = list(categories.order_by().values_list("pk", *flags))
+    return [[row[0] for row in matches if row[n]] for n in range(1, len(queries) + 1)]

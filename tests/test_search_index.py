@@ -90,7 +90,8 @@ def postgres_run(postgres_server, tmp_path_factory):  # noqa: F811
     env = site_env(tmp_path_factory.mktemp("search-pg"),
                    DATABASE_URL=postgres_server.create_database("acme_search"))
     migrate(env)
-    run = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", "from tests.test_search_index import main; main()"],
+    code = "from tests.test_search_index import main; main()"
+    run = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", code],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
