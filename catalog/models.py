@@ -1,8 +1,9 @@
 from decimal import Decimal
+from functools import lru_cache
 
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 public_id_validator = RegexValidator(
     r"^[a-z0-9][a-z0-9-]{1,62}$",
@@ -10,6 +11,17 @@ public_id_validator = RegexValidator(
 )
 
 LOW_STOCK_THRESHOLD = 5
+SLUG_PLACEHOLDER = "slug-placeholder"
+
+
+def product_path(slug):
+    """The product page's path, reversed once per script prefix: search answers carry 20 of them."""
+    return _product_path_template(get_script_prefix()).replace(SLUG_PLACEHOLDER, slug)
+
+
+@lru_cache(maxsize=16)
+def _product_path_template(script_prefix):
+    return reverse("catalog:product_detail", kwargs={"slug": SLUG_PLACEHOLDER})
 
 
 class Category(models.Model):
@@ -66,7 +78,7 @@ class Product(models.Model):
         return self.name
 
     def get_absolute_url(self):
-        return reverse("catalog:product_detail", kwargs={"slug": self.slug})
+        return product_path(self.slug)
 
     @property
     def in_stock(self):
