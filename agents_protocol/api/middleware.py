@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from ..config import current_config, pinned_config
 from ..documents import interop
 from ..views import document_view
-from .envelope import EnvelopeRenderer
+from .envelope import encode
 from .routing import API_PREFIX, is_api_path
 from .views import agent_api_view
 
@@ -43,9 +43,7 @@ class AgentsApiMiddleware:
                 return with_content_length(document(request))
             if not is_api_path(config, request.path):
                 return self.get_response(request)
-            response = agent_api_view(request)
-            # Outside the URLconf nothing renders DRF responses for us.
-            return with_content_length(response.render() if hasattr(response, "render") else response)
+            return with_content_length(agent_api_view(request))
 
 
 def with_content_length(response):
@@ -56,7 +54,7 @@ def with_content_length(response):
 
 def backend_unavailable():
     body = {"ok": False, "error": "The shop's database is unavailable; retry shortly.", "code": "backend_unavailable"}
-    response = HttpResponse(EnvelopeRenderer().render(body), status=503, content_type="application/json")
+    response = HttpResponse(encode(body), status=503, content_type="application/json")
     response["Retry-After"] = "5"
     response["Access-Control-Allow-Origin"] = "*"
     return response

@@ -1,9 +1,13 @@
-"""One DRF view serves every configured capability and the session endpoints.
+"""One view serves every configured capability and the session endpoints.
 
 Request → route (configured path and method) → session → rate limit → parameters →
 Idempotency-Key (POST; idempotency.py) → handler → provider → envelope. Every answer,
 errors included, is the JSON envelope with a stable `code`, CORS headers and an
 `X-Request-ID`; every counted call carries the X-RateLimit-* headers (limits.py).
+
+A plain Django view on purpose: no parser, negotiation, authentication or throttle class
+of a framework would do anything here, and the call path is the hottest of the site
+(docs/performance.md).
 """
 import logging
 import uuid
@@ -11,9 +15,6 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import SuspiciousOperation
 from django.db import InterfaceError, OperationalError
-from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from .. import idempotency
 from ..audit.access import artifact_for
@@ -26,7 +27,7 @@ from ..invocation import run_handler, session_for
 from ..sessions import authenticate, create_session, end_session
 from . import limits, routing
 from .auth import client_address, token_from_headers
-from .envelope import EnvelopeRenderer, failure, success
+from .envelope import Envelope, failure, success
 from .params import raw_params, read_body, validate_params
 from .session_params import SESSION_CREATE_PARAMS, check_agent_lengths
 
@@ -35,58 +36,45 @@ logger = logging.getLogger("agents_protocol.api")
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 
-class AlwaysJson(BaseContentNegotiation):
-    """Agents get JSON whatever their Accept header says (no HTML, no 406)."""
-
-    def select_parser(self, request, parsers):
-        return None
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
+def agent_api_view(request):
+    """The answer to one agent API request, whatever its method (OPTIONS is the CORS preflight)."""
+    if request.method == "OPTIONS":
+        return preflight(request)
+    return AgentApiCall(request).answer()
 
 
-class AgentApiView(APIView):
-    authentication_classes = []
-    permission_classes = []
-    throttle_classes = []
-    parser_classes = []
-    renderer_classes = [EnvelopeRenderer]
-    content_negotiation_class = AlwaysJson
+def preflight(request):
+    methods = sorted({route.method for route in routing.route_table(current_config())
+                      if route.pattern.fullmatch(request.path)}) or ALL_METHODS
+    return preflight_response(methods + ["OPTIONS"])
 
-    @property
-    def default_response_headers(self):
-        return {}  # DRF would add an Allow listing every method; only a 405 says which are allowed
 
-    def setup(self, request, *args, **kwargs):
-        super().setup(request, *args, **kwargs)
+class AgentApiCall:
+    """One call through the pipeline; `answer()` returns its HTTP response."""
+
+    def __init__(self, request):
+        self.request = request
         self.request_id = uuid.uuid4().hex
         self.audited_call = None
         self.idempotency_claim = None
 
-    def options(self, request, *args, **kwargs):
-        config = current_config()
-        methods = sorted({route.method for route in routing.route_table(config)
-                          if route.pattern.fullmatch(request.path)}) or ALL_METHODS
-        return preflight_response(methods + ["OPTIONS"])
-
-    def get(self, request, *args, **kwargs):
+    def answer(self):
         try:
-            response = self.serve(request)
+            envelope = self.counted_envelope()
+            # Encoding inside the handling: data a handler returns that JSON cannot carry
+            # becomes the 500 envelope, never an HTML error page.
+            response = envelope.response()
+        except Exception as error:  # every failure becomes an envelope
+            envelope = self.envelope_for(error)
+            response = envelope.response()
+        return self.finalize(envelope, response)
+
+    def counted_envelope(self):
+        try:
+            return self.serve(self.request)
         except (CapabilityError, routing.RouteNotFound, routing.MethodNotAllowed):
-            limits.enforce(request)  # refused before being counted (404, 405, 413, 401): the address pays
+            limits.enforce(self.request)  # refused before being counted (404, 405, 413, 401): the address pays
             raise
-        # Render here, inside DRF's exception handling: data a handler returns that JSON
-        # cannot carry becomes the 500 envelope, not an HTML error page after the view.
-        response.accepted_renderer = request.accepted_renderer
-        response.accepted_media_type = request.accepted_media_type
-        response.renderer_context = self.get_renderer_context()
-        return response.render()
-
-    post = put = patch = delete = get
-
-    def http_method_not_allowed(self, request, *args, **kwargs):
-        """Methods no capability can use (TRACE, PROPFIND …): the same 405 or 404 as any other miss."""
-        return self.get(request)
 
     def serve(self, request):
         config = current_config()
@@ -123,7 +111,7 @@ class AgentApiView(APIView):
         scope = idempotency.scope_for(session, client_address(request))
         outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path, body_values))
         if isinstance(outcome, idempotency.Replay):
-            return Response(outcome.body, status=outcome.status, headers={"Idempotent-Replayed": "true"})
+            return Envelope(outcome.body, outcome.status, {"Idempotent-Replayed": "true"})
         self.idempotency_claim = outcome
         return None
 
@@ -158,7 +146,8 @@ class AgentApiView(APIView):
             "audit_url": f"{origin}{audit_path}" if config.audit.enabled else None,
         })
 
-    def handle_exception(self, exc):
+    def envelope_for(self, exc):
+        """The error envelope for what the call raised."""
         if isinstance(exc, CapabilityError):
             return failure(exc.status, exc.code, exc.message, exc.fields, exc.headers)
         if isinstance(exc, routing.MethodNotAllowed):
@@ -181,37 +170,34 @@ class AgentApiView(APIView):
         return failure(500, "internal_error",
                        f"Something went wrong on our side; retry with backoff. Request id: {self.request_id}.")
 
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        self.record(request, response)
-        self.keep_for_replay(response)
-        for name, value in limits.response_headers(request).items():
+    def finalize(self, envelope, response):
+        self.record(envelope)
+        self.keep_for_replay(envelope)
+        for name, value in limits.response_headers(self.request).items():
             response[name] = value
-        response["X-Request-ID"] = getattr(self, "request_id", "")
+        response["X-Request-ID"] = self.request_id
         response["Cache-Control"] = "no-store"
         return allow_any_origin(response)
 
-
-    def record(self, request, response):
+    def record(self, envelope):
         """Append this call to its session's audit chain, refused and failed calls included."""
         call = self.audited_call
         if call is None or call.session is None:
             return
-        code = response.data.get("code") if isinstance(response.data, dict) else None
-        policy_result = "replayed" if call.replayed else f"refused:{code}" if code else "allowed"
+        policy_result = "replayed" if call.replayed else f"refused:{envelope.code}" if envelope.code else "allowed"
         try:
-            record_event(call.session, capability=call.capability, method=request.method, path=request.path,
-                         params=call.params, response_status=response.status_code, policy_result=policy_result)
+            record_event(call.session, capability=call.capability, method=self.request.method, path=self.request.path,
+                         params=call.params, response_status=envelope.status, policy_result=policy_result)
         except Exception:
             # The call has already happened; losing its record is logged, never hidden behind a 500.
             logger.exception("Could not record the audit event (request id %s)", self.request_id)
 
-    def keep_for_replay(self, response):
+    def keep_for_replay(self, envelope):
         """Store this answer under the Idempotency-Key it claimed (or release the key)."""
         if self.idempotency_claim is None:
             return
         try:
-            idempotency.finish(self.idempotency_claim, response.status_code, response.data)
+            idempotency.finish(self.idempotency_claim, envelope.status, envelope.body)
         except Exception:
             # The answer is on its way; the key stays in flight until IN_FLIGHT_LEASE, then runs again.
             logger.exception("Could not store the answer for its Idempotency-Key (request id %s)", self.request_id)
@@ -224,5 +210,3 @@ class AuditedCall:
     params: dict = field(default_factory=dict)
     replayed: bool = False
 
-
-agent_api_view = AgentApiView.as_view()
