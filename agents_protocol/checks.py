@@ -10,6 +10,7 @@
 | E006    | agents_protocol.urls is not included at the root of the URLconf             |
 | E007    | audit is on but neither SIGNING_KEY nor SIGNING_KEY_FILE is set             |
 | E008    | SIGNING_KEY is not base64 of 32 bytes                                       |
+| E009    | the default database is neither SQLite 3.35+ nor PostgreSQL (sql.py)        |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 """
 import base64
@@ -18,7 +19,7 @@ import inspect
 
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
-from django.db import DatabaseError
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
@@ -26,6 +27,7 @@ from .capabilities import registered_names
 from .conf import DEFAULTS, get_setting
 from .models import AuditConfig, Capability
 from .provider import ShopProvider
+from .sql import supports_returning
 
 API_MIDDLEWARE = "agents_protocol.api.middleware.AgentsApiMiddleware"
 AGENTS_JSON_PATH = "/.well-known/agents.json"
@@ -112,6 +114,21 @@ def api_middleware_installed(app_configs, **kwargs):
         hint="Add it right after SecurityMiddleware (and WhiteNoise, if you use it): the endpoints are "
         "configured in admin, not in the URLconf.",
         id="agents_protocol.E005",
+    )]
+
+
+@register(Tags.database)
+def database_supported(app_configs, databases=None, **kwargs):
+    """Runs with `check --database default` and before migrate, like Django's own database checks."""
+    if not databases or DEFAULT_DB_ALIAS not in databases:
+        return []
+    connection = connections[DEFAULT_DB_ALIAS]
+    if supports_returning(connection):
+        return []
+    return [Error(
+        f"The agent API's hot paths need UPDATE … RETURNING, which this {connection.vendor} database lacks.",
+        hint="Use PostgreSQL, or SQLite 3.35 or newer.",
+        id="agents_protocol.E009",
     )]
 
 

@@ -10,8 +10,12 @@ from django.utils import timezone
 from .audit.chain import close_and_seal
 from .errors import CapabilityError
 from .models import AgentSession
+from .sql import ModelRows
 
 AGENT_FIELDS = {"agent_name": 200, "agent_version": 100, "purpose": 500}
+SESSION_ROWS = ModelRows(AgentSession)
+# Every call with a token runs this (sql.py says why it is not an ORM query).
+SESSION_BY_TOKEN_HASH = f"SELECT {SESSION_ROWS.columns} FROM agents_protocol_agentsession t WHERE t.token_hash = %s"
 
 
 def hash_token(raw_token):
@@ -73,7 +77,7 @@ def authenticate(raw_token, create_endpoint):
     how_to = f"Create a new session with POST {create_endpoint} and send its token as Authorization: Bearer <token>."
     if not raw_token:
         raise _unauthorized("session_required", f"This capability needs a session. {how_to}")
-    session = AgentSession.objects.filter(token_hash=hash_token(raw_token)).first()
+    session = SESSION_ROWS.first(SESSION_BY_TOKEN_HASH, [hash_token(raw_token)])
     if session is None:
         raise _unauthorized("session_invalid", f"The session token is not valid. {how_to}")
     if session.ended_at is None and session.expires_at <= timezone.now():

@@ -3,6 +3,7 @@ import base64
 
 import pytest
 from django.core.checks import run_checks
+from django.db import connections
 from django.test import override_settings
 
 from agents_protocol import checks
@@ -127,6 +128,13 @@ def test_e008_a_signing_key_that_is_not_32_bytes(settings):
     assert ids(checks.audit_signing_key(None)) == ["agents_protocol.E008"]
     settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY=base64.b64encode(bytes(32)).decode())
     assert checks.audit_signing_key(None) == []
+
+
+def test_e009_a_database_without_update_returning(monkeypatch):
+    assert checks.database_supported(None, databases=["default"]) == []
+    assert checks.database_supported(None) == []  # database checks run only when asked for
+    monkeypatch.setattr(connections["default"], "vendor", "mysql")
+    assert ids(checks.database_supported(None, databases=["default"])) == ["agents_protocol.E009"]
 
 
 def test_manage_py_check_runs_the_new_checks(settings):

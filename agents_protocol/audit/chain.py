@@ -4,6 +4,9 @@ Each append moves the session row's chain head (`event_count`, `last_event_hash`
 one transaction that starts by updating that row: the row lock serializes appends of one
 session across threads, processes and hosts, so sequence numbers have no gaps and the
 chain never forks. Once a session has ended nothing more is appended.
+
+Every call of an audited session appends, so the append is three fixed SQL statements
+(sql.py): move the head and read it back (UPDATE … RETURNING), insert the event, store its hash.
 """
 import secrets
 from datetime import datetime, timezone
@@ -13,6 +16,7 @@ from django.db.models import F
 
 from ..formats import iso_utc
 from ..models import AgentSession, AuditArtifact, AuditEvent, SiteProfile
+from ..sql import default_connection, insert
 from .hashing import ALGORITHM, CANONICALIZATION, FORMAT, event_hash, root_hash
 from .keys import key_id, public_key_b64, sign_b64
 from .redaction import redact
@@ -30,16 +34,27 @@ def record_event(session, *, capability, method, path, params, response_status, 
     if not session.audited:
         return None
     with transaction.atomic():
-        moved = AgentSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
-            event_count=F("event_count") + 1
-        )
-        if not moved:
+        head = _advance_live_head(session)
+        if head is None:
             return None
-        return _append(session, capability, method, path, params, response_status, policy_result)
+        return _append(session, *head, capability, method, path, params, response_status, policy_result)
 
 
-def _append(session, capability, method, path, params, response_status, policy_result):
-    seq, prev_hash = AgentSession.objects.values_list("event_count", "last_event_hash").get(pk=session.pk)
+ADVANCE_LIVE_HEAD = (
+    "UPDATE agents_protocol_agentsession SET event_count = event_count + 1"
+    " WHERE id = %s AND ended_at IS NULL RETURNING event_count, last_event_hash"
+)
+STORE_HEAD_HASH = "UPDATE agents_protocol_agentsession SET last_event_hash = %s WHERE id = %s"
+
+
+def _advance_live_head(session):
+    """(seq, prev_hash) of the event to append to a live session, or None once it has ended."""
+    with default_connection().cursor() as cursor:
+        cursor.execute(ADVANCE_LIVE_HEAD, [session.pk])
+        return cursor.fetchone()
+
+
+def _append(session, seq, prev_hash, capability, method, path, params, response_status, policy_result):
     event = {
         "seq": seq,
         "event_id": f"evt_{secrets.token_hex(12)}",
@@ -53,8 +68,9 @@ def _append(session, capability, method, path, params, response_status, policy_r
         "prev_hash": prev_hash,
     }
     event["event_hash"] = event_hash(event)
-    AuditEvent.objects.create(session=session, **event)
-    AgentSession.objects.filter(pk=session.pk).update(last_event_hash=event["event_hash"])
+    insert(AuditEvent, {"session": session.pk, **event})
+    with default_connection().cursor() as cursor:
+        cursor.execute(STORE_HEAD_HASH, [event["event_hash"], session.pk])
     return event
 
 
@@ -72,7 +88,8 @@ def close_and_seal(session, reason, ended_at, *, method="", path=""):
         if not session.audited:
             return None
         if ended:
-            _append(session, SESSION_END, method, path, {"reason": reason}, 200, f"ended:{reason}")
+            head = AgentSession.objects.values_list("event_count", "last_event_hash").get(pk=session.pk)
+            _append(session, *head, SESSION_END, method, path, {"reason": reason}, 200, f"ended:{reason}")
             return _seal(session).body
     return sealed_artifact(session)
 

@@ -1,0 +1,84 @@
+"""Plain SQL on the hottest paths, loaded and written as the ORM would.
+
+On the benchmark machine building an ORM query costs 100–300 µs, several times what SQLite
+or PostgreSQL spends answering it (docs/performance.md), and every agent call of a session
+runs a handful: find the session, append its audit event. Those paths, and the shop's own
+hottest reads (catalog detail and search, the cart view), use fixed SQL instead, with values
+converted exactly as the ORM converts them, so callers get the same Python values.
+
+Statements use only what SQLite (3.35+, for RETURNING) and PostgreSQL both understand; the
+check agents_protocol.E009 refuses other databases. (The shop keeps its own copy of
+FieldValues in catalog/rows.py: the shop's apps import nothing from this app but its provider
+interface.)
+"""
+from weakref import WeakKeyDictionary
+
+from django.db import DEFAULT_DB_ALIAS, connections
+
+
+class FieldValues:
+    """Converts database values of `fields`, in that order, as the ORM converts them on load."""
+
+    def __init__(self, *fields):
+        self.fields = fields
+        self._converters_by_connection = WeakKeyDictionary()
+
+    def convert(self, connection, row):
+        values = list(row)
+        for index, column, converters in self._converters(connection):
+            for convert in converters:
+                values[index] = convert(values[index], column, connection)
+        return values
+
+    def _converters(self, connection):
+        """(index, column, converters) of the fields that need converting, worked out once per connection."""
+        found = self._converters_by_connection.get(connection)
+        if found is None:
+            found = []
+            for index, field in enumerate(self.fields):
+                column = field.get_col(field.model._meta.db_table)
+                converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+                if converters:
+                    found.append((index, column, converters))
+            self._converters_by_connection[connection] = found
+        return found
+
+
+class ModelRows:
+    """Instances of `model` from plain SQL selecting `columns` (every concrete column, in field order)."""
+
+    def __init__(self, model, alias="t"):
+        self.model = model
+        self.values = FieldValues(*model._meta.concrete_fields)
+        self.columns = ", ".join(f"{alias}.{field.column}" for field in self.values.fields)
+
+    def load(self, connection, row):
+        return self.model.from_db(connection.alias, None, self.values.convert(connection, row))
+
+    def first(self, sql, params):
+        """The first row of `sql` as an instance, or None."""
+        connection = default_connection()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        return self.load(connection, row) if row is not None else None
+
+
+def default_connection():
+    """This thread's connection to the default database (not the module-level proxy)."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def insert(instance_model, values):
+    """INSERT one row of `instance_model` from {field name: Python value}, prepared as the ORM prepares it."""
+    connection = default_connection()
+    fields = [instance_model._meta.get_field(name) for name in values]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    prepared = [field.get_db_prep_save(values[field.name], connection) for field in fields]
+    placeholders = ", ".join(["%s"] * len(fields))
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {instance_model._meta.db_table} ({columns}) VALUES ({placeholders})", prepared)
+
+
+def supports_returning(connection):
+    return connection.vendor in ("sqlite", "postgresql") and connection.features.can_return_columns_from_insert
