@@ -113,8 +113,8 @@ class AcmeProvider:
 
     def cart_add(self, context: CallContext, item_id, quantity):
         with cart_errors_as_capability_errors():
-            line = cart_services.add_item(context.session, item_id, quantity)
-        return line_result(context.session, item_id, line.quantity)
+            in_cart = cart_services.add_item(context.session, item_id, quantity)
+        return line_result(context.session, item_id, in_cart)
 
     def cart_view(self, context: CallContext):
         return cart_data(context.session)

@@ -2,9 +2,10 @@
 
 Quantity changes stay correct under concurrency on every database: each edit first
 takes the cart row's write lock with a conditional UPDATE (see `_lock_open_cart`),
-line quantities change through conditional `UPDATE … F()` statements, and the
-unique constraints settle racing inserts. `select_for_update` is not used because
-SQLite ignores it.
+line quantities change through conditional `UPDATE … SET quantity = quantity + n`
+statements, and the unique constraints settle racing inserts. `select_for_update` is not
+used because SQLite ignores it. The statements every cart.add runs are fixed SQL
+(catalog/rows.py says why); they need RETURNING, which SQLite 3.35+ and PostgreSQL have.
 
 The human side of checkout (confirm, reduce a short line, cancel) follows the same
 pattern on the order row: `_lock_open_order` claims it with a conditional UPDATE that
@@ -16,11 +17,12 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from catalog.models import Product
+from catalog.selectors import get_active_product
 
 from .models import Cart, CartLine, Order, OrderLine
 from .money import to_money
@@ -84,15 +86,16 @@ def get_open_cart(agent_session):
 
 
 def add_item(agent_session, item_id, quantity):
-    """Add `quantity` of an item at the server's price; returns the updated line."""
+    """Add `quantity` of an item at the server's price; returns the item's quantity in the cart now."""
     _require_quantity(quantity, minimum=1)
     with transaction.atomic():
         product = _get_product(item_id, active_only=True)
         cart = _lock_open_cart(agent_session)
         _require_cart_currency(cart, product)
-        if not _add_to_line(cart, product, quantity, _quantity_limit(product)):
+        in_cart = _add_to_line(cart, product, quantity, _quantity_limit(product))
+        if in_cart is None:
             raise _limit_error(product, in_cart=_quantity_in_cart(cart, product))
-        return CartLine.objects.select_related("product").get(cart=cart, product=product)
+        return in_cart
 
 
 def update_item(agent_session, item_id, quantity):
@@ -270,9 +273,11 @@ def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):
     concurrent checkout froze the cart after we read it.
     """
     cart = get_open_cart(agent_session)
-    claimed = Cart.objects.filter(pk=cart.pk, status=Cart.Status.OPEN).update(
-        status=new_status, updated=timezone.now()
-    )
+    connection = connections[DEFAULT_DB_ALIAS]
+    updated = Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
+    with connection.cursor() as cursor:
+        cursor.execute(CLAIM_OPEN_CART, [new_status, updated, cart.pk, Cart.Status.OPEN])
+        claimed = cursor.rowcount
     if not claimed:
         raise CartError(
             "cart_not_open",
@@ -282,26 +287,36 @@ def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):
     return cart
 
 
+CLAIM_OPEN_CART = "UPDATE cart_cart SET status = %s, updated = %s WHERE id = %s AND status = %s"
+INCREMENT_LINE = (
+    "UPDATE cart_cartline SET quantity = quantity + %s"
+    " WHERE cart_id = %s AND product_id = %s AND quantity <= %s RETURNING quantity"
+)
+
+
 def _add_to_line(cart, product, quantity, limit):
-    """Add to the product's line (creating it) unless the total would pass `limit`."""
-    if _increment_line(cart, product, quantity, limit):
-        return True
+    """Add to the product's line (creating it) unless the total would pass `limit`: the new
+    quantity, or None when refused."""
+    in_cart = _increment_line(cart, product, quantity, limit)
+    if in_cart is not None:
+        return in_cart
     if quantity > limit or CartLine.objects.filter(cart=cart, product=product).exists():
-        return False
+        return None
     try:
         with transaction.atomic():
             CartLine.objects.create(cart=cart, product=product, quantity=quantity)
-        return True
+        return quantity
     except IntegrityError:
         # A concurrent request inserted the line first: add on top of it instead.
         return _increment_line(cart, product, quantity, limit)
 
 
 def _increment_line(cart, product, quantity, limit):
-    updated = CartLine.objects.filter(
-        cart=cart, product=product, quantity__lte=limit - quantity
-    ).update(quantity=F("quantity") + quantity)
-    return updated == 1
+    """The line's new quantity, or None when there is no line or it would pass `limit`."""
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(INCREMENT_LINE, [quantity, cart.pk, product.pk, limit - quantity])
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def _quantity_in_cart(cart, product):
@@ -350,8 +365,10 @@ def _require_quantity(quantity, *, minimum):
 
 
 def _get_product(item_id, *, active_only=False):
-    products = Product.objects.active() if active_only else Product.objects.all()
-    product = products.filter(public_id=item_id).first()
+    if active_only:
+        product = get_active_product(item_id)
+    else:
+        product = Product.objects.filter(public_id=item_id).first()
     if product is None:
         raise CartError(
             "unknown_item", f"No item with id {item_id!r} is for sale; search or browse to find item ids."

@@ -39,8 +39,7 @@ def test_get_open_cart_returns_the_same_cart_in_shop_currency(agent_session, set
 
 def test_add_item_creates_a_line_then_adds_to_it(agent_session, product):
     services.add_item(agent_session, "speckled-mug", 2)
-    line = services.add_item(agent_session, "speckled-mug", 3)
-    assert line.quantity == 5
+    assert services.add_item(agent_session, "speckled-mug", 3) == 5
     assert CartLine.objects.filter(cart__agent_session=agent_session).count() == 1
 
 
@@ -75,7 +74,7 @@ def test_add_item_above_cart_maximum(agent_session, settings):
     assert_cart_error(excinfo, "quantity_above_maximum", 400)
     assert "at most 5" in excinfo.value.message
     assert "already holds 4" in excinfo.value.message
-    assert services.add_item(agent_session, "plate", 1).quantity == 5
+    assert services.add_item(agent_session, "plate", 1) == 5
 
 
 def test_add_item_beyond_stock_says_how_many_are_available(agent_session):
@@ -245,7 +244,7 @@ def test_view_cart_query_count_does_not_grow_with_lines(agent_session, django_as
     for n in range(5):
         make_product(public_id=f"cup-{n}")
         services.add_item(agent_session, f"cup-{n}", 1)
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         selectors.view_cart(agent_session)
 
 
