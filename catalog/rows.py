@@ -2,10 +2,11 @@
 
 Used where the agent API is hottest (detail, search): compiling the equivalent ORM query, or
 mapping a raw() query's columns, costs several times what the database spends answering it
-(docs/performance.md). The SQL selects PRODUCT_COLUMNS first: every product column in field
-order, then the category's name and slug. Each row's category is loaded with the id, name
-and slug the API shows (its other fields are deferred: reading one costs a query). Columns
-after those become attributes of the product under their names (`ranked.total` → `total`).
+(docs/performance.md). The SQL selects the `sql` of a ProductColumns first (ALL the product's
+columns, or the SUMMARY an answer listing products shows; the others are deferred), then the
+category's name and slug. Each row's category is loaded with the id, name and slug the API
+shows (its other fields are deferred too: reading one costs a query). Columns after those
+become attributes of the product under their names (`ranked.total` → `total`).
 
 Values pass through the converters the ORM applies (decimals, datetimes, JSON): FieldValues
 does that for any plain SQL read of model fields.
@@ -45,27 +46,43 @@ class FieldValues:
         return found
 
 
-PRODUCT_VALUES = FieldValues(*Product._meta.concrete_fields)
-PRODUCT_COLUMNS = ", ".join(f"p.{field.column}" for field in PRODUCT_VALUES.fields) + ", c.name, c.slug"
+class ProductColumns:
+    """Some of a product's columns (`sql`: the select list), then its category's name and slug."""
+
+    def __init__(self, *names):
+        fields = [Product._meta.get_field(name) for name in names]
+        self.values = FieldValues(*fields)
+        self.attnames = [field.attname for field in fields]
+        self.sql = ", ".join(f"p.{field.column}" for field in fields) + ", c.name, c.slug"
+
+    def load(self, connection, row):
+        field_count = len(self.attnames)
+        values = self.values.convert(connection, row[:field_count])
+        product = Product.from_db(connection.alias, self.attnames, values)
+        category_name, category_slug = row[field_count:field_count + 2]
+        product.category = Category.from_db(
+            connection.alias, CATEGORY_FIELD_NAMES, [product.category_id, category_name, category_slug]
+        )
+        return product
+
+
 CATEGORY_FIELD_NAMES = ("id", "name", "slug")
+ALL = ProductColumns(*(field.name for field in Product._meta.concrete_fields))
+# What a search or browse answer shows of each product (the rest stays deferred).
+SUMMARY = ProductColumns("id", "public_id", "name", "slug", "price", "currency", "stock", "category", "is_active")
 
 
-def products(sql, params):
+def products(sql, params, columns=ALL):
+    """The products `sql` selects (`columns.sql` first, then any extra columns)."""
     connection = connections[DEFAULT_DB_ALIAS]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        extra_names = [column[0] for column in cursor.description[len(PRODUCT_VALUES.fields) + 2:]]
+        extra_names = [column[0] for column in cursor.description[len(columns.attnames) + 2:]]
         fetched = cursor.fetchall()
-    return [_product(connection, row, extra_names) for row in fetched]
-
-
-def _product(connection, row, extra_names):
-    field_count = len(PRODUCT_VALUES.fields)
-    product = Product.from_db(connection.alias, None, PRODUCT_VALUES.convert(connection, row[:field_count]))
-    category_name, category_slug, *extras = row[field_count:]
-    product.category = Category.from_db(
-        connection.alias, CATEGORY_FIELD_NAMES, [product.category_id, category_name, category_slug]
-    )
-    for name, value in zip(extra_names, extras):
-        setattr(product, name, value)
-    return product
+    loaded = []
+    for row in fetched:
+        product = columns.load(connection, row)
+        for name, value in zip(extra_names, row[len(columns.attnames) + 2:]):
+            setattr(product, name, value)
+        loaded.append(product)
+    return loaded

@@ -61,14 +61,14 @@ def sqlite_search(terms, offset, limit):
             ORDER BY matched.name_hits DESC, matched.relevance, p.name, p.id
             LIMIT %s OFFSET %s
         )
-        SELECT {rows.PRODUCT_COLUMNS}, ranked.total
+        SELECT {rows.SUMMARY.sql}, ranked.total
         FROM ranked
         JOIN catalog_product p ON p.id = ranked.id
         JOIN catalog_category c ON c.id = p.category_id
         ORDER BY ranked.name_hits DESC, ranked.relevance, ranked.name, ranked.id
     """
     params = [f"{{name}} : ({phrase})" for phrase in phrases] + [match, limit, offset]
-    products = rows.products(sql, params)
+    products = rows.products(sql, params, rows.SUMMARY)
     if products:
         return products, products[0].total
     return [], _sqlite_count(match) if offset else 0

@@ -86,7 +86,7 @@ def get_category(slug):
 def get_active_product(public_id):
     """The active product with this public id (and its category), or None: one plain SQL read."""
     found = rows.products(
-        f"SELECT {rows.PRODUCT_COLUMNS} FROM catalog_product p JOIN catalog_category c ON c.id = p.category_id "
+        f"SELECT {rows.ALL.sql} FROM catalog_product p JOIN catalog_category c ON c.id = p.category_id "
         "WHERE p.public_id = %s AND p.is_active",  # Product.objects.active()
         [public_id],
     )
