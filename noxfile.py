@@ -1,7 +1,8 @@
 """The app's own test suite: agents_protocol, built as a wheel, in a second Django shop.
 
 Each session builds the wheel, installs it with one Django into a fresh virtualenv that
-holds nothing else (no pytest, no Acme site), and runs tests/second_shop's suite with
+holds nothing else but the shop's own requirements (its REST API uses Django REST framework;
+no pytest, no Acme site), and runs tests/second_shop's suite with
 Django's test runner: real HTTP against a live server of that shop, its admin, its checks.
 
     package-django52   Python 3.11, Django 5.2 and the *lowest* versions pyproject.toml allows
@@ -69,7 +70,8 @@ def run_second_shop(session, constraints):
     constraints_file.write_text("\n".join(constraints) + "\n")
     session.run("python", "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(tmp / "dist"), str(ROOT))
     (wheel,) = (tmp / "dist").glob("agents_protocol-*.whl")
-    session.install(str(wheel), "--constraint", str(constraints_file))
+    session.install(str(wheel), "--requirement", str(SECOND_SHOP / "requirements.txt"),
+                    "--constraint", str(constraints_file))
     session.run("python", "-m", "pip", "list")
     session.chdir(SECOND_SHOP)
     # Deprecation warnings fail the run: what Django 6 deprecates shows up before it is removed.

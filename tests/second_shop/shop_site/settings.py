@@ -67,8 +67,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 
-# The shop's own API: logins required, anonymous callers throttled hard. The agent API
-# (DRF inside agents_protocol) must not inherit any of it.
+# The shop's own API (Django REST framework, tests/second_shop/requirements.txt): logins
+# required, anonymous callers throttled hard. The agent API must not inherit any of it.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
