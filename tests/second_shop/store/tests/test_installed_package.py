@@ -18,6 +18,7 @@ from agents_protocol.testing import assert_implements_provider
 from store.agents import StoreProvider
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
+SHOP_REQUIREMENTS = Path(__file__).resolve().parents[2] / "requirements.txt"  # the shop's own, beside the wheel
 # What a virtualenv holds before anything is installed into it.
 VIRTUALENV_SEED = {"pip", "setuptools", "wheel"}
 
@@ -42,6 +43,11 @@ def dependency_closure(distribution):
     return seen
 
 
+def shop_requirements():
+    lines = SHOP_REQUIREMENTS.read_text().splitlines()
+    return [re.match(r"[A-Za-z0-9._-]+", line).group() for line in lines if line and not line.startswith("#")]
+
+
 class InstalledPackageTests(TestCase):
     def test_agents_protocol_is_imported_from_the_installed_wheel_not_the_repository(self):
         package = Path(agents_protocol.__file__).resolve().parent
@@ -55,11 +61,14 @@ class InstalledPackageTests(TestCase):
             with self.subTest(name=name):
                 self.assertIsNone(importlib.util.find_spec(name))
 
-    def test_the_virtualenv_holds_only_django_and_the_wheels_dependencies(self):
+    def test_the_virtualenv_holds_only_django_the_wheels_dependencies_and_the_shops_own(self):
         installed = {normalized(d.metadata["Name"]) for d in importlib.metadata.distributions()}
-        extra = installed - dependency_closure("agents-protocol") - VIRTUALENV_SEED
+        shop_own = set().union(*(dependency_closure(name) for name in shop_requirements()))
+        extra = installed - dependency_closure("agents-protocol") - shop_own - VIRTUALENV_SEED
         self.assertEqual(extra, set())
         self.assertIn("django", installed)
+        self.assertIn("djangorestframework", shop_own)
+        self.assertNotIn("djangorestframework", dependency_closure("agents-protocol"))
 
     def test_the_wheel_ships_the_canonical_schema_unchanged(self):
         shipped = files("agents_protocol") / "schemas" / "agents.schema.json"
