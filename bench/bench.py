@@ -5,8 +5,9 @@
 The embedded default (SQLite, diskcache) is served by deploy/gunicorn.conf.py with one sync
 worker per core, BENCH_FLOOR=1, limits raised so nothing is refused, audit on. The catalog
 grows 1k → 10k → 100k products (bench/synthetic_catalog.py); each phase runs its cases in
-rounds, each round starting with the floor (a constant JSON answer through the full middleware
-stack), and a case's ratio is its median requests/s over the median floor of its phase. Then
+rounds, every run of a case between two runs of the floor (a constant JSON answer through the
+full middleware stack), and a case's ratio is the median over the rounds of its requests/s
+over the mean of the two floors around it. Then
 search and cart.add each run for --sustained seconds from one client. With PostgreSQL and
 Redis installed the same phases run again in the scale-out shape. Results: a table on stdout
 and bench/results/latest.json. docs/performance.md explains the numbers.
@@ -45,6 +46,8 @@ SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT
 TARGETS = {"agents.json": 0.9, "agents.txt": 0.9, "detail": 0.7, "search@100k": 0.5, "cart.add": 0.3}
 SEARCH_P99_MS = 25
 SUSTAINED_TOLERANCE = 0.10
+WINDOW_SECONDS = 10
+ONE_CLIENT = ["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"]
 
 
 class Site:
@@ -148,14 +151,28 @@ def cases(tokens_file):
 
 
 def wrk(site, spec, seconds, client=WRK):
+    (run,) = wrk_together(site, [spec], seconds, client)
+    return run
+
+
+def wrk_together(site, specs, seconds, client=WRK):
+    """One wrk per spec, all running at once for `seconds`; their results in the same order."""
+    processes = [subprocess.Popen(wrk_command(site, spec, seconds, client), cwd=ROOT, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for spec in specs]
+    return [wrk_result(process, seconds) for process in processes]
+
+
+def wrk_command(site, spec, seconds, client):
     script, path, *args = spec
     command = [*client, "--duration", f"{seconds}s", "--script", f"bench/wrk/{script}", f"{site.url}{path}"]
-    if args:
-        command += ["--", *args]
-    output = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 60)
-    line = next((line for line in output.stdout.splitlines() if line.startswith("BENCH ")), None)
-    if output.returncode != 0 or line is None:
-        raise RuntimeError(f"wrk failed:\n{output.stdout}\n{output.stderr}")
+    return command + ["--", *args] if args else command
+
+
+def wrk_result(process, seconds):
+    stdout, stderr = process.communicate(timeout=seconds + 60)
+    line = next((line for line in stdout.splitlines() if line.startswith("BENCH ")), None)
+    if process.returncode != 0 or line is None:
+        raise RuntimeError(f"wrk failed:\n{stdout}\n{stderr}")
     run = json.loads(line[len("BENCH "):])
     run["rps"] = run["requests"] / (run["duration_us"] / 1e6)
     return run
@@ -171,57 +188,82 @@ def probe(site, spec):
 
 
 def run_phase(site, names, specs, seconds, rounds):
-    """Rounds of [floor, *names]; returns {name: summary} with ratios to this phase's floor."""
-    runs = {name: [] for name in ["floor", *names]}
+    """Rounds of [floor, then each case followed by the floor again]; returns {name: summary}.
+
+    The machine's speed drifts within a phase (other jobs share its cores), so each run of a
+    case is compared with the floor measured right before and right after it; a case's ratio
+    is the median of those paired ratios over the rounds.
+    """
+    floors, runs = [], {name: [] for name in names}
     for number in range(rounds):
-        for name in runs:
+        before = wrk(site, specs["floor"], seconds)
+        floors.append(before)
+        for name in names:
             spec = specs[name.split("@")[0]]
             if number == 0:
                 probe(site, spec)
-            runs[name].append(wrk(site, spec, seconds))
-        print(f"  round {number + 1}/{rounds}: " + ", ".join(f"{n} {r[-1]['rps']:.0f}/s" for n, r in runs.items()),
+            run = wrk(site, spec, seconds)
+            after = wrk(site, specs["floor"], seconds)
+            run["floor_rps"] = (before["rps"] + after["rps"]) / 2
+            runs[name].append(run)
+            floors.append(after)
+            before = after
+        print(f"  round {number + 1}/{rounds}: floor {statistics.median(f['rps'] for f in floors[-len(names) - 1:]):.0f}/s, "
+              + ", ".join(f"{n} {r[-1]['rps']:.0f}/s (x{r[-1]['rps'] / r[-1]['floor_rps']:.2f})" for n, r in runs.items()),
               flush=True)
-    floor = statistics.median(r["rps"] for r in runs["floor"])
-    return {name: summarize(name_runs, floor) for name, name_runs in runs.items()}
+    for run in floors:
+        run["floor_rps"] = run["rps"]
+    return {"floor": summarize(floors), **{name: summarize(name_runs) for name, name_runs in runs.items()}}
 
 
-def summarize(runs, floor_rps):
-    rps = statistics.median(r["rps"] for r in runs)
+def summarize(runs):
     return {
-        "rps": round(rps, 1),
-        "floor_rps": round(floor_rps, 1),
+        "rps": round(statistics.median(r["rps"] for r in runs), 1),
+        "floor_rps": round(statistics.median(r["floor_rps"] for r in runs), 1),
         "p50_ms": round(statistics.median(r["p50_us"] for r in runs) / 1000, 2),
         "p99_ms": round(statistics.median(r["p99_us"] for r in runs) / 1000, 2),
-        "ratio_to_floor": round(rps / floor_rps, 3),
+        "ratio_to_floor": round(statistics.median(r["rps"] / r["floor_rps"] for r in runs), 3),
         "non_2xx": sum(r["status_errors"] + r["non_2xx"] for r in runs),
         "socket_errors": sum(r["socket_errors"] for r in runs),
     }
 
 
-def sustained(site, spec, seconds):
-    """One client for `seconds`: requests/s of the first and of the last 10 whole seconds.
+def sustained(site, spec, floor_spec, seconds):
+    """One client for `seconds`: the throughput of its first and of its last 10 whole seconds.
 
-    Each window's throughput is the median of its ten per-second counts: on a shared machine
-    a neighbour's burst of a second or two moves a window's mean by more than 10% while a
-    slowdown that grows with the traffic served (what this run looks for) moves the median
-    as much as the mean. The means, the whole per-second series and the load average
-    around the run are kept too.
+    The machine's own speed drifts over a minute by as much as this run looks for, so a
+    second client calls the floor throughout the same run, and each second of the case is
+    divided by the same second of the floor. A window's value is the median of its ten
+    per-second ratios (a neighbour's burst of a second or two moves a mean by more than 10%;
+    a slowdown that grows with the traffic served, what this run looks for, moves the median
+    as much), and the verdict compares the last window with the first. The case's own
+    requests/s in each window, their raw change, both per-second series and the load
+    average around the run are kept too.
     """
     script, path, *args = spec
     counted = (script, path, *(args or ["counted"]))
     load_before = os.getloadavg()[0]
-    run = wrk(site, counted, seconds, client=["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"])
-    per_second = [count for _, count in sorted((int(s), n) for s, n in run["per_second"].items())][1:-1]
-    first, last = statistics.median(per_second[:10]), statistics.median(per_second[-10:])
+    run, floor = wrk_together(site, [counted, floor_spec], seconds, client=ONE_CLIENT)
+    case_seconds, floor_seconds = per_second(run), per_second(floor)
+    common = sorted(set(case_seconds) & set(floor_seconds))[1:-1]  # whole seconds both ran through
+    ratios = [case_seconds[second] / floor_seconds[second] for second in common]
+    first, last = (statistics.median(ratios[:WINDOW_SECONDS]), statistics.median(ratios[-WINDOW_SECONDS:]))
+    counts = [case_seconds[second] for second in common]
+    first_rps, last_rps = statistics.median(counts[:WINDOW_SECONDS]), statistics.median(counts[-WINDOW_SECONDS:])
     change = last / first - 1
-    mean_change = statistics.mean(per_second[-10:]) / statistics.mean(per_second[:10]) - 1
     return {
-        "seconds": seconds, "first_10s_rps": round(first, 1), "last_10s_rps": round(last, 1),
+        "seconds": seconds, "first_10s_rps": round(first_rps, 1), "last_10s_rps": round(last_rps, 1),
+        "first_10s_ratio_to_floor": round(first, 3), "last_10s_ratio_to_floor": round(last, 3),
         "change": round(change, 3), "within_10_percent": abs(change) <= SUSTAINED_TOLERANCE,
-        "change_of_means": round(mean_change, 3),
+        "raw_change": round(last_rps / first_rps - 1, 3),
         "non_2xx": run["status_errors"] + run["non_2xx"], "socket_errors": run["socket_errors"],
-        "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)], "per_second": per_second,
+        "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "per_second": counts, "floor_per_second": [floor_seconds[second] for second in common],
     }
+
+
+def per_second(run):
+    return {int(second): count for second, count in run["per_second"].items()}
 
 
 def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
@@ -245,7 +287,8 @@ def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
         if sustained_seconds:
             results["sustained"] = {}
             for name in ["search", "cart.add"]:
-                results["sustained"][name] = sustained(site, specs[name], sustained_seconds)
+                results["sustained"][name] = sustained(site, specs[name], (*specs["floor"], "counted"),
+                                                       sustained_seconds)
                 print(f"  sustained {name}: {results['sustained'][name]['per_second']} requests per second",
                       flush=True)
         return results
@@ -279,9 +322,11 @@ def table(results):
     lines.append(f"\nsearch from 1k to 100k products (x100): time per request x{growth:.1f}, "
                  f"{'sub-linear' if growth < 100 else 'NOT sub-linear'}")
     for name, s in results.get("sustained", {}).items():
-        lines.append(f"\nsustained {name}, {s['seconds']} s from one client, median of each window's seconds: "
-                     f"first 10 s {s['first_10s_rps']:.0f}/s, last 10 s {s['last_10s_rps']:.0f}/s ({s['change']:+.1%}; "
-                     f"means {s['change_of_means']:+.1%}): "
+        lines.append(f"\nsustained {name}, {s['seconds']} s from one client beside one floor client, medians "
+                     f"of each window's seconds: first 10 s {s['first_10s_rps']:.0f}/s "
+                     f"({s['first_10s_ratio_to_floor']:.3f} x floor), last 10 s {s['last_10s_rps']:.0f}/s "
+                     f"({s['last_10s_ratio_to_floor']:.3f} x floor): {s['change']:+.1%} against the floor "
+                     f"(raw {s['raw_change']:+.1%}), "
                      f"{'within' if s['within_10_percent'] else 'NOT within'} 10% "
                      f"(load average {s['load_average_1m'][0]} → {s['load_average_1m'][1]})")
     return "\n".join(lines)
