@@ -11,6 +11,7 @@ check agents_protocol.E009 refuses other databases. (The shop keeps its own copy
 FieldValues in catalog/rows.py: the shop's apps import nothing from this app but its provider
 interface.)
 """
+from functools import lru_cache
 from weakref import WeakKeyDictionary
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -69,15 +70,22 @@ def default_connection():
     return connections[DEFAULT_DB_ALIAS]
 
 
-def insert(instance_model, values):
-    """INSERT one row of `instance_model` from {field name: Python value}, prepared as the ORM prepares it."""
+def insert(model, values):
+    """INSERT one row of `model` from {field name: Python value}, prepared as the ORM prepares it."""
     connection = default_connection()
-    fields = [instance_model._meta.get_field(name) for name in values]
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    statement, fields = _insert_statement(model, tuple(values), connection.vendor)
     prepared = [field.get_db_prep_save(values[field.name], connection) for field in fields]
-    placeholders = ", ".join(["%s"] * len(fields))
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {instance_model._meta.db_table} ({columns}) VALUES ({placeholders})", prepared)
+        cursor.execute(statement, prepared)
+
+
+@lru_cache(maxsize=32)
+def _insert_statement(model, names, vendor):
+    fields = [model._meta.get_field(name) for name in names]
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    columns = ", ".join(quote(field.column) for field in fields)
+    placeholders = ", ".join(["%s"] * len(fields))
+    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders})", fields
 
 
 def supports_returning(connection):

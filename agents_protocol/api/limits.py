@@ -17,6 +17,7 @@ django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
 import ipaddress
 import logging
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django_ratelimit.core import get_usage
 
@@ -49,7 +50,13 @@ class Usage:
 def rate_key(request, session=None):
     if session is not None:
         return f"session:{session.token_hash}"
-    address = ipaddress.ip_address(client_address(request))
+    return address_key(client_address(request))
+
+
+@lru_cache(maxsize=4096)
+def address_key(address_text):
+    """`address:<ip>`, an IPv6 address by its /64 (parsing an address costs more than the count)."""
+    address = ipaddress.ip_address(address_text)
     if address.version == 6:
         return f"address:{ipaddress.ip_network(f'{address}/64', strict=False)}"
     return f"address:{address}"
