@@ -6,7 +6,7 @@ extra queries per product.
 from django.db import connection
 from django.db.models import Count, Q
 
-from . import rows, search
+from . import read_cache, rows, search
 from .models import Category, Product
 
 SORT_ORDERINGS = {
@@ -30,6 +30,7 @@ def visible_products():
     return Product.objects.active().select_related("category")
 
 
+@read_cache.cached
 def search_products(q, page, limit):
     """Active products matching every term of `q`, name matches first (how terms match and
     rank: catalog/search.py). An empty query matches everything, in name order.
@@ -48,6 +49,7 @@ def search_products(q, page, limit):
     return search.sqlite_search(terms, offset, limit)
 
 
+@read_cache.cached
 def browse_products(category, sort, page, limit):
     """Active products, optionally of one category (a slug), in one of SORTS."""
     selected = get_category(category) if category else None
@@ -83,6 +85,7 @@ def get_category(slug):
         raise UnknownCategory(slug) from None
 
 
+@read_cache.cached
 def get_active_product(public_id):
     """The active product with this public id (and its category), or None: one plain SQL read."""
     found = rows.products(

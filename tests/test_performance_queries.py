@@ -48,10 +48,23 @@ def test_agents_json_when_warm_reads_only_the_configuration_revision(client, dja
     # revision + product with its category
     (f"{API}/detail/mug-2", 2),
 ])
-def test_catalog_reads_do_not_grow_with_the_catalog(client, django_assert_num_queries, size, path, queries):
+def test_catalog_reads_do_not_grow_with_the_catalog(client, django_assert_num_queries, settings, size, path,
+                                                    queries):
+    settings.CATALOG_READ_CACHE_SIZE = 0  # every read asks the database
     catalog(size)
     warm(client, path)
     with django_assert_num_queries(queries):
+        response = client.get(path)
+    assert response.status_code == 200, response.content
+
+
+@pytest.mark.parametrize("size", [3, 40])
+@pytest.mark.parametrize("path", [f"{API}/search?q=celadon+mug&limit=20", f"{API}/browse?limit=20",
+                                  f"{API}/browse?category=mugs&sort=price_asc&limit=20", f"{API}/detail/mug-2"])
+def test_repeated_catalog_reads_check_two_versions(client, django_assert_num_queries, size, path):
+    catalog(size)
+    warm(client, path)
+    with django_assert_num_queries(2):  # the configuration's revision, the catalog's version
         response = client.get(path)
     assert response.status_code == 200, response.content
 
@@ -86,10 +99,10 @@ def test_cart_add_does_not_grow_with_the_cart(client, django_assert_num_queries,
     products = catalog(11)
     fill_cart(client, shopper, products[:lines])
     # revision + session
-    # + add_item: savepoint, product, open cart, claim the cart, add to the line, line exists?, insert the
-    #   line (in its own savepoint: 3), release
+    # + add_item: savepoint, the catalog's version and the product (read cache), open cart, claim the cart,
+    #   add to the line, line exists?, insert the line (in its own savepoint: 3), release
     # + the cart view in the answer + audit
-    with django_assert_num_queries(2 + 10 + 1 + AUDIT):
+    with django_assert_num_queries(2 + 11 + 1 + AUDIT):
         response = client.post(f"{API}/cart/add", {"item_id": products[10].public_id, "quantity": 1},
                                content_type="application/json", **bearer(shopper))
     assert response.json()["data"]["cart_size"] == lines + 1

@@ -63,7 +63,7 @@ def run_queries():
     results = {}
     for query, page, limit in QUERIES:
         with CaptureQueriesContext(connection) as captured:
-            products, total = selectors.search_products(query, page, limit)
+            products, total = selectors.search_products.uncached(query, page, limit)
             found = {
                 "names": [p.name for p in products],
                 "ids": [p.pk for p in products],
@@ -196,7 +196,7 @@ def test_postgresql_uses_the_gin_index(postgres_run):
 def test_sqlite_search_reads_the_fts5_index_and_scans_no_table():
     make_catalog()
     with CaptureQueriesContext(connection) as captured:
-        selectors.search_products("celadon mugs", 1, 10)
+        selectors.search_products.uncached("celadon mugs", 1, 10)
     (query,) = captured.captured_queries
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN QUERY PLAN {query['sql']}")

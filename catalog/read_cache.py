@@ -1,0 +1,67 @@
+"""Catalog reads kept in each worker for as long as the catalog is exactly as it was.
+
+Agents repeat their reads: the same search, the same browse page, the same product. Ranking a
+search's matches costs milliseconds on a large catalog (docs/performance.md), while finding out
+whether anything in the catalog changed costs one indexed read: the version token that
+database triggers replace with every product or category change (migration 0003). Each call
+reads the token first, then answers from this worker's entries if they were made under the
+same token, or reads the database and keeps the answer. Reading the token first makes a change
+committed during the read harmless: its answer is kept under the token from before, which no
+later call will find again.
+
+Stock and price changes replace the token too, so a cached answer is never staler than an
+uncached one. Entries are per process, evicted least recently used first, at most
+settings.CATALOG_READ_CACHE_SIZE of them; 0 turns the cache off. Cached answers are shared
+between calls: callers must not modify them.
+"""
+from collections import OrderedDict
+from functools import wraps
+
+from django.conf import settings
+from django.db import connection
+
+
+def catalog_version():
+    """The catalog's version token: it changes in the transaction of any catalog change."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT token FROM catalog_version")
+        return cursor.fetchone()[0]
+
+
+class ReadCache:
+    """Answers by key, all made under one version token; a new token empties it."""
+
+    def __init__(self):
+        self.version = None
+        self.entries = OrderedDict()
+
+    def get(self, key, read):
+        size = settings.CATALOG_READ_CACHE_SIZE
+        if size <= 0:
+            return read()
+        version = catalog_version()
+        if version != self.version:
+            self.version, self.entries = version, OrderedDict()
+        try:
+            self.entries.move_to_end(key)
+            return self.entries[key]
+        except KeyError:
+            answer = self.entries[key] = read()
+            while len(self.entries) > size:
+                self.entries.popitem(last=False)
+            return answer
+
+
+_cache = ReadCache()
+
+
+def cached(read):
+    """`read` answered from the worker's cache; `read.uncached` always asks the database."""
+
+    @wraps(read)
+    def cached_read(*args, **kwargs):
+        key = (read.__qualname__, args, tuple(sorted(kwargs.items())))
+        return _cache.get(key, lambda: read(*args, **kwargs))
+
+    cached_read.uncached = read
+    return cached_read
