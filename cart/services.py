@@ -86,12 +86,18 @@ def get_open_cart(agent_session):
 
 
 def add_item(agent_session, item_id, quantity):
-    """Add `quantity` of an item at the server's price; returns the item's quantity in the cart now."""
+    """Add `quantity` of an item at the server's price; returns the item's quantity in the cart now.
+
+    The product and the open cart are read before the write transaction (SQLite has one writer
+    for the whole database): claiming the cart inside it still fails if a checkout froze it
+    since, as it would have a moment later.
+    """
     _require_quantity(quantity, minimum=1)
+    product = _get_product(item_id, active_only=True)
+    cart = get_open_cart(agent_session)
+    _require_cart_currency(cart, product)
     with transaction.atomic():
-        product = _get_product(item_id, active_only=True)
-        cart = _lock_open_cart(agent_session)
-        _require_cart_currency(cart, product)
+        _claim_cart(cart)
         in_cart = _add_to_line(cart, product, quantity, _quantity_limit(product))
         if in_cart is None:
             raise _limit_error(product, in_cart=_quantity_in_cart(cart, product))
@@ -272,7 +278,11 @@ def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):
     checkout of one cart run one after the other; it matches nothing when a
     concurrent checkout froze the cart after we read it.
     """
-    cart = get_open_cart(agent_session)
+    return _claim_cart(get_open_cart(agent_session), new_status=new_status)
+
+
+def _claim_cart(cart, *, new_status=Cart.Status.OPEN):
+    """Write-lock `cart` until the transaction ends, if it is still open (see _lock_open_cart)."""
     connection = connections[DEFAULT_DB_ALIAS]
     updated = Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
     with connection.cursor() as cursor:

@@ -16,7 +16,7 @@ from agents_protocol.audit.hashing import event_hash
 from agents_protocol.audit.keys import public_key_b64
 from agents_protocol.audit.lifecycle import rotate_key
 from agents_protocol.audit.signing import signing_key
-from agents_protocol.models import AuditEvent, SigningKey
+from agents_protocol.models import AgentSession, AuditEvent, SigningKey
 from tests.factories import make_agent_session
 from tests.servers import ROOT, site_env
 
@@ -139,6 +139,19 @@ def test_nothing_is_appended_after_the_end():
     late = record_event(session, capability="cart.view", method="GET", path="/x", params={},
                         response_status=200, policy_result="allowed")
     assert late is None and AuditEvent.objects.filter(session=session).count() == 2
+
+
+def test_an_append_from_a_stale_head_extends_the_current_one():
+    session = make_agent_session(audited=True)
+    stale = AgentSession.objects.get(pk=session.pk)  # read before the first append
+    for caller, capability in [(session, SESSION_CREATE), (stale, "cart.view"), (session, "cart.add")]:
+        record_event(caller, capability=capability, method="GET", path="/x", params={},
+                     response_status=200, policy_result="allowed")
+    events = list(AuditEvent.objects.filter(session=session).order_by("seq"))
+    assert [(e.seq, e.capability) for e in events] == [(1, SESSION_CREATE), (2, "cart.view"), (3, "cart.add")]
+    assert [e.prev_hash for e in events] == ["", events[0].event_hash, events[1].event_hash]
+    session.refresh_from_db()
+    assert (session.event_count, session.last_event_hash) == (3, events[2].event_hash)
 
 
 def test_the_key_file_is_private_and_stable(key_file):

@@ -17,6 +17,7 @@ import psycopg
 import pytest
 import requests
 
+from agents_protocol.audit.verification import verify
 from tests.api_client import API, SESSION_PATH
 from tests.backing_services import postgres_server, redis_server  # noqa: F401 (fixtures)
 from tests.servers import migrate, serve_site, set_rate_limit, site_env
@@ -142,6 +143,13 @@ def test_fifty_parallel_adds_of_one_unit_make_exactly_fifty(deployment):
     assert sorted(r.json()["data"]["quantity"] for r in responses) == list(range(1, 51))
     assert agent.cart_lines() == [("plate-a", 50)]
     assert stored_lines(deployment, session_id) == [("plate-a", 50)]
+    # Every call of the burst appended to one chain: no gap, no fork, and it verifies.
+    assert agent.call("DELETE", SESSION_PATH).status_code == 200
+    artifact = agent.call("GET", f"{API}/audit/{session_id}").json()["data"]
+    events = artifact["events"]
+    assert [event["seq"] for event in events] == list(range(1, len(events) + 1))
+    assert [event["capability"] for event in events].count("cart.add") == 50
+    assert verify(artifact).ok
 
 
 def test_parallel_removes_of_one_line_succeed_exactly_once(deployment):

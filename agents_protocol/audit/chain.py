@@ -1,12 +1,16 @@
 """Appending to a session's chain and sealing it into a signed artifact.
 
-Each append moves the session row's chain head (`event_count`, `last_event_hash`) inside
-one transaction that starts by updating that row: the row lock serializes appends of one
-session across threads, processes and hosts, so sequence numbers have no gaps and the
-chain never forks. Once a session has ended nothing more is appended.
+Each append moves the session row's chain head (`event_count`, `last_event_hash`) from the
+head its event extends to the event itself, in one conditional UPDATE (compare and swap), and
+inserts the event in the same transaction. An append that finds the head moved (another call
+of the same session appended first) reads the head again and makes its event anew, so
+sequence numbers have no gaps and the chain never forks, across threads, processes and hosts.
+Once a session has ended nothing more is appended.
 
-Every call of an audited session appends, so the append is three fixed SQL statements
-(sql.py): move the head and read it back (UPDATE … RETURNING), insert the event, store its hash.
+Every call of an audited session appends, and SQLite has one writer for the whole database:
+the event and its RFC 8785 hash are made before the write transaction, from the head the
+session row showed when the call authenticated, so the transaction holds two fixed SQL
+statements (sql.py) and no hashing.
 """
 import secrets
 from datetime import datetime, timezone
@@ -30,31 +34,52 @@ def timestamp_now():
 
 
 def record_event(session, *, capability, method, path, params, response_status, policy_result):
-    """Append one event to a live audited session's chain; returns it, or None if the session ended."""
+    """Append one event to a live audited session's chain; returns it, or None if the session ended.
+
+    `session.event_count` and `session.last_event_hash` are the head as last read; they follow
+    the append.
+    """
     if not session.audited:
         return None
-    with transaction.atomic():
-        head = _advance_live_head(session)
+    recorded = {"capability": capability, "method": method, "path": path, "params": redact(params),
+                "response_status": response_status, "policy_result": policy_result}
+    while True:
+        event = _event(session.event_count + 1, session.last_event_hash, **recorded)
+        with transaction.atomic():
+            if _move_live_head(session, event):
+                insert(AuditEvent, {"session": session.pk, **event})
+                session.event_count, session.last_event_hash = event["seq"], event["event_hash"]
+                return event
+        head = _live_head(session)
         if head is None:
             return None
-        return _append(session, *head, capability, method, path, params, response_status, policy_result)
+        session.event_count, session.last_event_hash = head
 
 
-ADVANCE_LIVE_HEAD = (
-    "UPDATE agents_protocol_agentsession SET event_count = event_count + 1"
-    " WHERE id = %s AND ended_at IS NULL RETURNING event_count, last_event_hash"
+MOVE_LIVE_HEAD = (
+    "UPDATE agents_protocol_agentsession SET event_count = %s, last_event_hash = %s"
+    " WHERE id = %s AND event_count = %s AND ended_at IS NULL"
 )
+LIVE_HEAD = "SELECT event_count, last_event_hash FROM agents_protocol_agentsession WHERE id = %s AND ended_at IS NULL"
 STORE_HEAD_HASH = "UPDATE agents_protocol_agentsession SET last_event_hash = %s WHERE id = %s"
 
 
-def _advance_live_head(session):
-    """(seq, prev_hash) of the event to append to a live session, or None once it has ended."""
+def _move_live_head(session, event):
+    """Move a live session's head to `event` if it is still the head `event` extends."""
     with default_connection().cursor() as cursor:
-        cursor.execute(ADVANCE_LIVE_HEAD, [session.pk])
+        cursor.execute(MOVE_LIVE_HEAD, [event["seq"], event["event_hash"], session.pk, event["seq"] - 1])
+        return cursor.rowcount == 1
+
+
+def _live_head(session):
+    """(event_count, last_event_hash) of a live session, or None once it has ended."""
+    with default_connection().cursor() as cursor:
+        cursor.execute(LIVE_HEAD, [session.pk])
         return cursor.fetchone()
 
 
-def _append(session, seq, prev_hash, capability, method, path, params, response_status, policy_result):
+def _event(seq, prev_hash, capability, method, path, params, response_status, policy_result):
+    """The event that follows `prev_hash` as number `seq`, with its hash; `params` already redacted."""
     event = {
         "seq": seq,
         "event_id": f"evt_{secrets.token_hex(12)}",
@@ -62,15 +87,12 @@ def _append(session, seq, prev_hash, capability, method, path, params, response_
         "capability": capability,
         "method": method,
         "path": path,
-        "params": redact(params),
+        "params": params,
         "response_status": response_status,
         "policy_result": policy_result,
         "prev_hash": prev_hash,
     }
     event["event_hash"] = event_hash(event)
-    insert(AuditEvent, {"session": session.pk, **event})
-    with default_connection().cursor() as cursor:
-        cursor.execute(STORE_HEAD_HASH, [event["event_hash"], session.pk])
     return event
 
 
@@ -89,7 +111,10 @@ def close_and_seal(session, reason, ended_at, *, method="", path=""):
             return None
         if ended:
             head = AgentSession.objects.values_list("event_count", "last_event_hash").get(pk=session.pk)
-            _append(session, *head, SESSION_END, method, path, {"reason": reason}, 200, f"ended:{reason}")
+            event = _event(*head, SESSION_END, method, path, redact({"reason": reason}), 200, f"ended:{reason}")
+            insert(AuditEvent, {"session": session.pk, **event})
+            with default_connection().cursor() as cursor:
+                cursor.execute(STORE_HEAD_HASH, [event["event_hash"], session.pk])
             return _seal(session).body
     return sealed_artifact(session)
 
