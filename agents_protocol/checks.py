@@ -10,7 +10,7 @@
 | E006    | agents_protocol.urls is not included at the root of the URLconf             |
 | E007    | audit is on but neither SIGNING_KEY nor SIGNING_KEY_FILE is set             |
 | E008    | SIGNING_KEY is not base64 of 32 bytes                                       |
-| E009    | the default database is neither SQLite 3.35+ nor PostgreSQL (sql.py)        |
+| E009    | the default database is neither SQLite nor PostgreSQL (sessions.py)          |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 """
 import base64
@@ -27,7 +27,6 @@ from .capabilities import registered_names
 from .conf import DEFAULTS, get_setting
 from .models import AuditConfig, Capability
 from .provider import ShopProvider
-from .sql import supports_returning
 
 API_MIDDLEWARE = "agents_protocol.api.middleware.AgentsApiMiddleware"
 AGENTS_JSON_PATH = "/.well-known/agents.json"
@@ -117,17 +116,21 @@ def api_middleware_installed(app_configs, **kwargs):
     )]
 
 
+SUPPORTED_VENDORS = ("sqlite", "postgresql")
+
+
 @register(Tags.database)
 def database_supported(app_configs, databases=None, **kwargs):
     """Runs with `check --database default` and before migrate, like Django's own database checks."""
     if not databases or DEFAULT_DB_ALIAS not in databases:
         return []
     connection = connections[DEFAULT_DB_ALIAS]
-    if supports_returning(connection):
+    if connection.vendor in SUPPORTED_VENDORS:
         return []
     return [Error(
-        f"The agent API's hot paths need UPDATE … RETURNING, which this {connection.vendor} database lacks.",
-        hint="Use PostgreSQL, or SQLite 3.35 or newer.",
+        f"agents_protocol keeps max_sessions exact through SQLite's single writer or PostgreSQL's advisory "
+        f"locks, which this {connection.vendor} database lacks.",
+        hint="Use PostgreSQL or SQLite.",
         id="agents_protocol.E009",
     )]
 

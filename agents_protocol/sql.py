@@ -6,8 +6,8 @@ runs a handful: find the session, append its audit event. Those paths, and the s
 hottest reads (catalog detail and search, the cart view), use fixed SQL instead, with values
 converted exactly as the ORM converts them, so callers get the same Python values.
 
-Statements use only what SQLite (3.35+, for RETURNING) and PostgreSQL both understand; the
-check agents_protocol.E009 refuses other databases. (The shop keeps its own copy of
+Statements are plain standard SQL, which SQLite and PostgreSQL (the databases check
+agents_protocol.E009 accepts) both understand. (The shop keeps its own copy of
 FieldValues in catalog/rows.py: the shop's apps import nothing from this app but its provider
 interface.)
 """
@@ -86,7 +86,3 @@ def _insert_statement(model, names, vendor):
     columns = ", ".join(quote(field.column) for field in fields)
     placeholders = ", ".join(["%s"] * len(fields))
     return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders})", fields
-
-
-def supports_returning(connection):
-    return connection.vendor in ("sqlite", "postgresql") and connection.features.can_return_columns_from_insert

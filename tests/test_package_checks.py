@@ -130,7 +130,7 @@ def test_e008_a_signing_key_that_is_not_32_bytes(settings):
     assert checks.audit_signing_key(None) == []
 
 
-def test_e009_a_database_without_update_returning(monkeypatch):
+def test_e009_a_database_other_than_sqlite_or_postgresql(monkeypatch):
     assert checks.database_supported(None, databases=["default"]) == []
     assert checks.database_supported(None) == []  # database checks run only when asked for
     monkeypatch.setattr(connections["default"], "vendor", "mysql")
