@@ -10,10 +10,11 @@ committed during the read harmless: its answer is kept under the token from befo
 later call will find again.
 
 Stock and price changes replace the token too, so a cached answer is never staler than an
-uncached one. Entries are per process, evicted least recently used first, at most
-settings.CATALOG_READ_CACHE_SIZE of them; 0 turns the cache off. Cached answers are shared
+uncached one. Entries are per process, evicted least recently used first (those of an old
+token included), at most settings.CATALOG_READ_CACHE_SIZE of them; 0 turns the cache off. Cached answers are shared
 between calls: callers must not modify them.
 """
+import threading
 from collections import OrderedDict
 from functools import wraps
 
@@ -29,27 +30,29 @@ def catalog_version():
 
 
 class ReadCache:
-    """Answers by key, all made under one version token; a new token empties it."""
+    """Answers by key, each kept with the version token it was read under."""
 
     def __init__(self):
-        self.version = None
-        self.entries = OrderedDict()
+        self.entries = OrderedDict()  # key: (version, answer), least recently used first
+        self.lock = threading.Lock()  # threaded servers share one cache per process
 
     def get(self, key, read):
         size = settings.CATALOG_READ_CACHE_SIZE
         if size <= 0:
             return read()
         version = catalog_version()
-        if version != self.version:
-            self.version, self.entries = version, OrderedDict()
-        try:
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None and entry[0] == version:
+                self.entries.move_to_end(key)
+                return entry[1]
+        answer = read()
+        with self.lock:
+            self.entries[key] = (version, answer)
             self.entries.move_to_end(key)
-            return self.entries[key]
-        except KeyError:
-            answer = self.entries[key] = read()
             while len(self.entries) > size:
                 self.entries.popitem(last=False)
-            return answer
+        return answer
 
 
 _cache = ReadCache()
