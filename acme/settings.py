@@ -198,9 +198,9 @@ SHOP_CURRENCY = "USD"
 CART_MAX_QUANTITY = int(os.environ.get("CART_MAX_QUANTITY", "20"))
 CATALOG_PAGE_SIZE = 12
 CHECKOUT_TTL_SECONDS = int(os.environ.get("CHECKOUT_TTL_SECONDS", "1800"))
-# Searches, browse pages and products each worker keeps while the catalog is unchanged
-# (catalog/read_cache.py); 0 turns the cache off.
-CATALOG_READ_CACHE_SIZE = int(os.environ.get("CATALOG_READ_CACHE_SIZE", "1000"))
+# How many products the searches, browse pages and product reads each worker keeps while the
+# catalog is unchanged hold between them (catalog/read_cache.py); 0 turns the cache off.
+CATALOG_READ_CACHE_SIZE = int(os.environ.get("CATALOG_READ_CACHE_SIZE", "10000"))
 SHOP_PAYMENT_BACKEND = "cart.payments.DemoPaymentBackend"  # demo: no real charge (docs/checkout.md)
 
 # `make bench` only (docs/performance.md): BENCH_FLOOR=1 serves GET /bench/floor, a constant JSON

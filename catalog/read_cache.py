@@ -11,7 +11,8 @@ later call will find again.
 
 Stock and price changes replace the token too, so a cached answer is never staler than an
 uncached one. Entries are per process, evicted least recently used first (those of an old
-token included), at most settings.CATALOG_READ_CACHE_SIZE of them; 0 turns the cache off. Cached answers are shared
+token included), holding at most settings.CATALOG_READ_CACHE_SIZE products between them (a
+page of 20 counts 20; about 1.3 KB a product); 0 turns the cache off. Cached answers are shared
 between calls: callers must not modify them.
 """
 import threading
@@ -30,15 +31,16 @@ def catalog_version():
 
 
 class ReadCache:
-    """Answers by key, each kept with the version token it was read under."""
+    """Answers by key, each kept with the version token it was read under and its weight."""
 
     def __init__(self):
-        self.entries = OrderedDict()  # key: (version, answer), least recently used first
+        self.entries = OrderedDict()  # key: (version, answer, weight), least recently used first
+        self.weight = 0
         self.lock = threading.Lock()  # threaded servers share one cache per process
 
-    def get(self, key, read):
-        size = settings.CATALOG_READ_CACHE_SIZE
-        if size <= 0:
+    def get(self, key, read, weigh):
+        capacity = settings.CATALOG_READ_CACHE_SIZE
+        if capacity <= 0:
             return read()
         version = catalog_version()
         with self.lock:
@@ -48,23 +50,43 @@ class ReadCache:
                 return entry[1]
         answer = read()
         with self.lock:
-            self.entries[key] = (version, answer)
-            self.entries.move_to_end(key)
-            while len(self.entries) > size:
-                self.entries.popitem(last=False)
+            self._put(key, (version, answer, weigh(answer)), capacity)
         return answer
+
+    def _put(self, key, entry, capacity):
+        replaced = self.entries.pop(key, None)
+        if replaced is not None:
+            self.weight -= replaced[2]
+        self.entries[key] = entry
+        self.weight += entry[2]
+        while self.weight > capacity and self.entries:
+            _, (_, _, weight) = self.entries.popitem(last=False)
+            self.weight -= weight
 
 
 _cache = ReadCache()
 
 
-def cached(read):
-    """`read` answered from the worker's cache; `read.uncached` always asks the database."""
+def one(answer):
+    return 1
 
-    @wraps(read)
-    def cached_read(*args, **kwargs):
-        key = (read.__qualname__, args, tuple(sorted(kwargs.items())))
-        return _cache.get(key, lambda: read(*args, **kwargs))
 
-    cached_read.uncached = read
-    return cached_read
+def page_length(answer):
+    """A (products, total) page weighs one per product it holds, at least one."""
+    return max(1, len(answer[0]))
+
+
+def cached(weigh=one):
+    """Decorator: the read answered from the worker's cache, weighing `weigh(answer)` products;
+    `read.uncached` always asks the database."""
+
+    def decorate(read):
+        @wraps(read)
+        def cached_read(*args, **kwargs):
+            key = (read.__qualname__, args, tuple(sorted(kwargs.items())))
+            return _cache.get(key, lambda: read(*args, **kwargs), weigh)
+
+        cached_read.uncached = read
+        return cached_read
+
+    return decorate

@@ -30,7 +30,7 @@ def visible_products():
     return Product.objects.active().select_related("category")
 
 
-@read_cache.cached
+@read_cache.cached(read_cache.page_length)
 def search_products(q, page, limit):
     """Active products matching every term of `q`, name matches first (how terms match and
     rank: catalog/search.py). An empty query matches everything, in name order.
@@ -49,7 +49,7 @@ def search_products(q, page, limit):
     return search.sqlite_search(terms, offset, limit)
 
 
-@read_cache.cached
+@read_cache.cached(read_cache.page_length)
 def browse_products(category, sort, page, limit):
     """Active products, optionally of one category (a slug), in one of SORTS."""
     selected = get_category(category) if category else None
@@ -85,7 +85,7 @@ def get_category(slug):
         raise UnknownCategory(slug) from None
 
 
-@read_cache.cached
+@read_cache.cached()
 def get_active_product(public_id):
     """The active product with this public id (and its category), or None: one plain SQL read."""
     found = rows.products(

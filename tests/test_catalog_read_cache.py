@@ -130,6 +130,21 @@ def test_entries_are_bounded_least_recently_used_first(catalog, settings, django
         selectors.get_active_product("mug-1")
 
 
+def test_a_page_weighs_as_many_products_as_it_holds(catalog, settings, django_assert_num_queries):
+    settings.CATALOG_READ_CACHE_SIZE = 3
+    selectors.search_products("celadon", 1, 10)  # 3 products: the cache is full
+    with django_assert_num_queries(1):
+        selectors.search_products("celadon", 1, 10)
+    selectors.get_active_product("mug-0")  # one more product pushes the page out
+    with django_assert_num_queries(2):
+        selectors.search_products("celadon", 1, 10)
+
+    settings.CATALOG_READ_CACHE_SIZE = 2  # a page heavier than the whole cache is never kept
+    for _ in range(2):
+        with django_assert_num_queries(2):
+            selectors.search_products("mug", 1, 10)
+
+
 def test_size_zero_turns_the_cache_off(catalog, settings, django_assert_num_queries):
     settings.CATALOG_READ_CACHE_SIZE = 0
     selectors.get_active_product("mug-0")
