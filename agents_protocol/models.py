@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 
 from . import params as param_rules
+from .fields import RowIdField
 
 CAPABILITY_NAME = RegexValidator(
     r"^[a-z][a-z0-9_.]*$",
@@ -290,9 +291,14 @@ class AgentSession(models.Model):
 
 
 class AuditEvent(models.Model):
-    """One step of a session's hash chain (see audit/hashing.py for the fields' meaning)."""
+    """One step of a session's hash chain (see audit/hashing.py for the fields' meaning).
 
-    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="audit_events")
+    Every audited call inserts one, so the table keeps only the indexes it needs: the
+    (session, seq) constraint's, which also serves every lookup by session, and event_id's.
+    """
+
+    id = RowIdField(primary_key=True)
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="audit_events", db_index=False)
     seq = models.PositiveIntegerField()
     event_id = models.CharField(max_length=40, unique=True)
     timestamp = models.CharField(max_length=32)
