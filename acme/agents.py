@@ -112,7 +112,8 @@ class AcmeProvider:
 
     def cart_add(self, context: CallContext, item_id, quantity):
         with cart_errors_as_capability_errors():
-            in_cart = cart_services.add_item(context.session, item_id, quantity)
+            in_cart = cart_services.add_item(context.session, item_id, quantity,
+                                             in_same_transaction=context.record_change)
         return line_result(context.session, item_id, in_cart)
 
     def cart_view(self, context: CallContext):
@@ -120,18 +121,20 @@ class AcmeProvider:
 
     def cart_update(self, context: CallContext, item_id, quantity):
         with cart_errors_as_capability_errors():
-            line = cart_services.update_item(context.session, item_id, quantity)
+            line = cart_services.update_item(context.session, item_id, quantity,
+                                             in_same_transaction=context.record_change)
         return line_result(context.session, item_id, line.quantity if line else 0, removed=line is None)
 
     def cart_remove(self, context: CallContext, item_id):
         with cart_errors_as_capability_errors():
-            cart_services.remove_item(context.session, item_id)
+            cart_services.remove_item(context.session, item_id, in_same_transaction=context.record_change)
         return line_result(context.session, item_id, 0, removed=True)
 
     def checkout(self, context: CallContext):
         with cart_errors_as_capability_errors():
             order, token = cart_services.start_checkout(
-                context.session, ttl_seconds=settings.CHECKOUT_TTL_SECONDS
+                context.session, ttl_seconds=settings.CHECKOUT_TTL_SECONDS,
+                in_same_transaction=context.record_change,
             )
         url = context.absolute_url(reverse("cart:handoff", kwargs={"token": token}))
         return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.number)

@@ -44,14 +44,15 @@ def invoke_capability(config, capability, params, session, origin):
     return run_handler(config, capability, validate_params(capability.params, params, {}, {}), session, origin)
 
 
-def run_handler(config, capability, values, session, origin):
+def run_handler(config, capability, values, session, origin, append_audit_event=None):
+    """The handler's data; `append_audit_event` is what the context's record_change() calls."""
     handler = handler_for(capability.name)
     if handler is None:
         raise CapabilityError(501, "not_implemented", f"{capability.name} has no handler on this site yet.")
     call = CapabilityCall(
         name=capability.name,
         params=values,
-        context=CallContext(session=session, origin=origin),
+        context=CallContext(session=session, origin=origin, append_audit_event=append_audit_event),
         provider=get_provider(),
         config=config,
     )

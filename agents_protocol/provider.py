@@ -5,6 +5,7 @@ and calls these methods. Each returns JSON-ready data (dicts, lists, str, int, b
 Decimal for money) and raises `agents_protocol.errors.CapabilityError` to refuse.
 `context` tells who is asking and how to build absolute URLs.
 """
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -20,9 +21,22 @@ class CallContext:
 
     session: Any
     origin: str
+    append_audit_event: Callable[[], Any] | None = None
 
     def absolute_url(self, path):
         return f"{self.origin}{path}"
+
+    def record_change(self):
+        """Call inside the transaction that makes this call's change, once the change is made.
+
+        The agent API then appends the call's audit event in that transaction, so the change
+        and its record commit together or not at all (and SQLite's one write lock is taken once
+        instead of twice). Optional: without it the event is appended after the handler
+        returns. Outside the agent API's routes (captured examples, PactSpec, A2A) it does
+        nothing and the event, if any, follows the call as before.
+        """
+        if self.append_audit_event is not None:
+            self.append_audit_event()
 
 
 @dataclass(frozen=True)

@@ -85,8 +85,11 @@ def get_open_cart(agent_session):
         return Cart.objects.get(agent_session=agent_session, status=Cart.Status.OPEN)
 
 
-def add_item(agent_session, item_id, quantity):
+def add_item(agent_session, item_id, quantity, *, in_same_transaction=None):
     """Add `quantity` of an item at the server's price; returns the item's quantity in the cart now.
+
+    `in_same_transaction`, if given, is called inside the write transaction once the line has
+    changed: what must commit with the change or not at all (the agent API's audit event).
 
     The product and the open cart are read before the write transaction (SQLite has one writer
     for the whole database): claiming the cart inside it still fails if a checkout froze it
@@ -101,14 +104,15 @@ def add_item(agent_session, item_id, quantity):
         in_cart = _add_to_line(cart, product, quantity, _quantity_limit(product))
         if in_cart is None:
             raise _limit_error(product, in_cart=_quantity_in_cart(cart, product))
+        _call(in_same_transaction)
         return in_cart
 
 
-def update_item(agent_session, item_id, quantity):
-    """Set an item's quantity; 0 removes the line and returns None."""
+def update_item(agent_session, item_id, quantity, *, in_same_transaction=None):
+    """Set an item's quantity; 0 removes the line and returns None. (`in_same_transaction`: see add_item.)"""
     _require_quantity(quantity, minimum=0)
     if quantity == 0:
-        remove_item(agent_session, item_id)
+        remove_item(agent_session, item_id, in_same_transaction=in_same_transaction)
         return None
     with transaction.atomic():
         product = _get_product(item_id)
@@ -119,23 +123,27 @@ def update_item(agent_session, item_id, quantity):
         if quantity > _quantity_limit(product):
             raise _limit_error(product, in_cart=0)
         line_query.update(quantity=quantity)
+        _call(in_same_transaction)
         return line_query.select_related("product").get()
 
 
-def remove_item(agent_session, item_id):
+def remove_item(agent_session, item_id, *, in_same_transaction=None):
+    """Remove an item's line. (`in_same_transaction`: see add_item.)"""
     with transaction.atomic():
         product = _get_product(item_id)
         cart = _lock_open_cart(agent_session)
         deleted, _ = CartLine.objects.filter(cart=cart, product=product).delete()
         if not deleted:
             raise _not_in_cart(product)
+        _call(in_same_transaction)
 
 
-def start_checkout(agent_session, *, ttl_seconds=1800):
+def start_checkout(agent_session, *, ttl_seconds=1800, in_same_transaction=None):
     """Freeze the open cart into a pending order; returns (order, raw handoff token).
 
     Only the token's SHA-256 is stored, so the raw token exists only in the returned
-    value. The session's next cart request starts a new, empty cart.
+    value. The session's next cart request starts a new, empty cart. (`in_same_transaction`:
+    see add_item.)
     """
     with transaction.atomic():
         cart = _lock_open_cart(agent_session, new_status=Cart.Status.FROZEN)
@@ -146,6 +154,7 @@ def start_checkout(agent_session, *, ttl_seconds=1800):
             _require_purchasable(cart, cart_line)
         raw_token = secrets.token_urlsafe(32)
         order = _create_order(cart, cart_lines, raw_token, ttl_seconds)
+        _call(in_same_transaction)
     return order, raw_token
 
 
@@ -366,6 +375,11 @@ def _new_order_number():
         number = ORDER_NUMBER_PREFIX + base64.b32encode(secrets.token_bytes(5)).decode()
         if not Order.objects.filter(number=number).exists():
             return number
+
+
+def _call(in_same_transaction):
+    if in_same_transaction is not None:
+        in_same_transaction()
 
 
 def _require_quantity(quantity, *, minimum):

@@ -6,11 +6,13 @@ from datetime import timedelta
 import pytest
 import requests
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
 from agents_protocol.audit import verify
 from agents_protocol.models import AgentSession, AuditConfig
+from cart.models import Order
 from catalog.demo import load_demo_catalog
 from tests.servers import start_site
 
@@ -83,6 +85,58 @@ def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
     assert events[4]["params"]["email"].startswith("sha256:")
     assert "ada@example.com" not in artifact_response.text and agent.token not in artifact_response.text
     assert events[-1]["params"] == {"reason": "deleted"}
+
+
+def test_each_change_is_recorded_once(agent):
+    agent.start()
+    agent.call("POST", "/cart/add", json={"item_id": "mug-celadon", "quantity": 2})
+    agent.call("PUT", "/cart/update", json={"item_id": "mug-celadon", "quantity": 3})
+    agent.call("POST", "/cart/add", json={"item_id": "cereal-bowl-celadon", "quantity": 1})
+    agent.call("DELETE", "/cart/remove", json={"item_id": "cereal-bowl-celadon"})
+    assert agent.call("POST", "/checkout").status_code == 200
+    artifact = agent.call("DELETE", "/session").json()["data"]
+    events = requests.get(artifact["audit_url"], headers={"Authorization": f"Bearer {agent.token}"},
+                          timeout=10).json()["data"]["events"]
+    assert [(e["seq"], e["capability"], e["policy_result"]) for e in events] == [
+        (1, "session.create", "allowed"), (2, "cart.add", "allowed"), (3, "cart.update", "allowed"),
+        (4, "cart.add", "allowed"), (5, "cart.remove", "allowed"), (6, "checkout", "allowed"),
+        (7, "session.end", "ended:deleted"),
+    ]
+
+
+@pytest.fixture
+def audit_store_refuses():
+    """Make the database refuse audit events of one capability, as a full disk or a broken store would."""
+    def refuse(capability):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "CREATE TRIGGER audit_store_refuses BEFORE INSERT ON agents_protocol_auditevent"
+                f" WHEN NEW.capability = '{capability}' BEGIN SELECT RAISE(ABORT, 'the audit store refused'); END"
+            )
+    yield refuse
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER IF EXISTS audit_store_refuses")
+
+
+CHANGES = [
+    ("cart.add", "POST", "/cart/add", {"item_id": "mug-celadon", "quantity": 1}),
+    ("cart.update", "PUT", "/cart/update", {"item_id": "mug-celadon", "quantity": 5}),
+    ("cart.remove", "DELETE", "/cart/remove", {"item_id": "mug-celadon"}),
+    ("checkout", "POST", "/checkout", None),
+]
+
+
+@pytest.mark.parametrize("capability, method, path, body", CHANGES)
+def test_a_change_whose_audit_event_cannot_be_stored_does_not_happen(agent, audit_store_refuses,
+                                                                     capability, method, path, body):
+    agent.start()
+    agent.call("POST", "/cart/add", json={"item_id": "mug-celadon", "quantity": 2})
+    audit_store_refuses(capability)
+    refused = agent.call(method, path, json=body)
+    assert refused.status_code == 500 and refused.json()["code"] == "internal_error"
+    cart = agent.call("GET", "/cart/view").json()["data"]
+    assert [(item["item_id"], item["quantity"]) for item in cart["items"]] == [("mug-celadon", 2)]
+    assert not Order.objects.exists()
 
 
 def test_only_the_token_holder_can_fetch_a_trail(agent):

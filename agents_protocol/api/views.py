@@ -18,7 +18,7 @@ from django.db import InterfaceError, OperationalError
 
 from .. import idempotency
 from ..audit.access import artifact_for
-from ..audit.chain import SESSION_CREATE, record_event
+from ..audit.chain import SESSION_CREATE, PendingEvent, record_event
 from ..config import current_config
 from ..cors import allow_any_origin, preflight_response
 from ..errors import CapabilityError
@@ -101,7 +101,11 @@ class AgentApiCall:
         if replay is not None:
             self.audited_call.replayed = True
             return replay
-        return success(run_handler(config, capability, params, session, origin))
+        pending = self.audited_call.prepare(request)
+        data = run_handler(config, capability, params, session, origin,
+                           append_audit_event=pending.append if pending else None)
+        self.audited_call.handled = True
+        return success(data)
 
     def replay_or_claim(self, request, session, body_values):
         """For a POST with an Idempotency-Key: the stored answer, or None once the key is claimed."""
@@ -180,14 +184,24 @@ class AgentApiCall:
         return allow_any_origin(response)
 
     def record(self, envelope):
-        """Append this call to its session's audit chain, refused and failed calls included."""
+        """Append this call to its session's audit chain, refused and failed calls included.
+
+        A handler that recorded its change (CallContext.record_change) appended the event
+        already, in the transaction of the change: kept if the handler then returned, or if
+        that transaction committed before the handler failed. Otherwise the event made before
+        the call is appended here when the call succeeded, or an event of the failure.
+        """
         call = self.audited_call
-        if call is None or call.session is None:
+        if call is None or call.session is None or call.recorded_by_handler:
             return
         policy_result = "replayed" if call.replayed else f"refused:{envelope.code}" if envelope.code else "allowed"
         try:
-            record_event(call.session, capability=call.capability, method=self.request.method, path=self.request.path,
-                         params=call.params, response_status=envelope.status, policy_result=policy_result)
+            if call.pending and not call.pending.appended and (envelope.status, policy_result) == (200, "allowed"):
+                call.pending.append()
+            else:
+                record_event(call.session, capability=call.capability, method=self.request.method,
+                             path=self.request.path, params=call.params, response_status=envelope.status,
+                             policy_result=policy_result)
         except Exception:
             # The call has already happened; losing its record is logged, never hidden behind a 500.
             logger.exception("Could not record the audit event (request id %s)", self.request_id)
@@ -209,4 +223,18 @@ class AuditedCall:
     capability: str
     params: dict = field(default_factory=dict)
     replayed: bool = False
+    pending: PendingEvent | None = None
+    handled: bool = False  # the handler returned
+
+    @property
+    def recorded_by_handler(self):
+        return self.pending is not None and self.pending.appended and (self.handled or self.pending.settled)
+
+    def prepare(self, request):
+        """The event of this call succeeding, made before the handler runs (None without a session)."""
+        if self.session is not None:
+            self.pending = PendingEvent(self.session, capability=self.capability, method=request.method,
+                                        path=request.path, params=self.params, response_status=200,
+                                        policy_result="allowed")
+        return self.pending
 

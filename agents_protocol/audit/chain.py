@@ -10,7 +10,9 @@ Once a session has ended nothing more is appended.
 Every call of an audited session appends, and SQLite has one writer for the whole database:
 the event and its RFC 8785 hash are made before the write transaction, from the head the
 session row showed when the call authenticated, so the transaction holds two fixed SQL
-statements (sql.py) and no hashing.
+statements (sql.py) and no hashing. A call that changes something appends inside the
+transaction of its change when the handler asks for it (`PendingEvent.append`, reached through
+`CallContext.record_change`): the change and its record then commit together or not at all.
 """
 import secrets
 import time
@@ -40,21 +42,54 @@ def record_event(session, *, capability, method, path, params, response_status, 
     `session.event_count` and `session.last_event_hash` are the head as last read; they follow
     the append.
     """
-    if not session.audited:
-        return None
-    recorded = {"capability": capability, "method": method, "path": path, "params": redact(params),
-                "response_status": response_status, "policy_result": policy_result}
-    while True:
-        event = _event(session.event_count + 1, session.last_event_hash, **recorded)
-        with transaction.atomic():
-            if _move_live_head(session, event):
-                insert(AuditEvent, {"session": session.pk, **event})
-                session.event_count, session.last_event_hash = event["seq"], event["event_hash"]
-                return event
-        head = _live_head(session)
-        if head is None:
+    return PendingEvent(session, capability=capability, method=method, path=path, params=params,
+                        response_status=response_status, policy_result=policy_result).append()
+
+
+class PendingEvent:
+    """One call's event, made and hashed now from the session's head as last read, appended later.
+
+    `append()` appends it inside the transaction that is open, if any (so it commits with the
+    change made there, or not at all), else in a transaction of its own. `appended` says it
+    was tried; `settled` turns True when the transaction that appended it commits (with the
+    event, or finding the session ended).
+    """
+
+    def __init__(self, session, *, capability, method, path, params, response_status, policy_result):
+        self.session = session
+        self.fields = {"capability": capability, "method": method, "path": path, "params": redact(params),
+                       "response_status": response_status, "policy_result": policy_result}
+        self.event = self._make() if session.audited else None
+        self.appended = False
+        self.settled = False
+
+    def append(self):
+        """The appended event, or None (a session without audit, or ended)."""
+        if not self.session.audited:
             return None
-        session.event_count, session.last_event_hash = head
+        self.appended = True
+        with transaction.atomic(savepoint=False):
+            event = self._move_head_and_insert()
+            transaction.on_commit(self._settle)
+        return event
+
+    def _move_head_and_insert(self):
+        while True:
+            if _move_live_head(self.session, self.event):
+                insert(AuditEvent, {"session": self.session.pk, **self.event})
+                self.session.event_count, self.session.last_event_hash = self.event["seq"], self.event["event_hash"]
+                return self.event
+            head = _live_head(self.session)
+            if head is None:
+                return None
+            self.session.event_count, self.session.last_event_hash = head
+            self.event = self._make()
+
+    def _make(self):
+        return _event(self.session.event_count + 1, self.session.last_event_hash, **self.fields)
+
+    def _settle(self):
+        self.settled = True
 
 
 MOVE_LIVE_HEAD = (
