@@ -4,6 +4,7 @@ import os
 from diskcache import DjangoCache
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 
+from .cache_dir import make_private_directory
 from .write_lock import WriteLock
 
 
@@ -19,9 +20,12 @@ class PersistentDiskCache(DjangoCache):
     the shard's write lock to find that out, and django-ratelimit adds before it increments.
     The writes rate limiting makes (incr, and add of a new key) queue on acme.write_lock
     instead of in SQLite's millisecond sleeps.
+
+    Its directory is made private to this user before diskcache opens it (acme/cache_dir.py).
     """
 
     def __init__(self, directory, params):
+        make_private_directory(directory)
         super().__init__(directory, params)
         self._write_lock = WriteLock(os.path.join(self.directory, "write-lock"), params.get("DATABASE_TIMEOUT", 1.0))
 

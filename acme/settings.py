@@ -1,7 +1,7 @@
 """Settings for the Acme Ceramics site, driven by the environment.
 
 Every variable is documented in README.md ("Environment"). The defaults are the
-embedded demo: SQLite in WAL mode and a disk cache under DATA_DIR, DEBUG off, a
+embedded demo: SQLite in WAL mode under DATA_DIR, a diskcache cache in shared memory, DEBUG off, a
 per-checkout secret key generated into DATA_DIR on first use. DATABASE_URL and
 REDIS_URL move everything shared to PostgreSQL and Redis (docs/deploy.md).
 DJANGO_ENV=production turns on HTTPS-only cookies, HSTS and the redirect to HTTPS,
@@ -13,6 +13,8 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from acme.cache_dir import default_cache_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -144,8 +146,9 @@ else:
 
 # The cache holds the API's rate-limit counters, so every worker and every instance must
 # share it and increment atomically (django-ratelimit refuses LocMem, file and database
-# caches). Embedded: diskcache, SQLite files in DATA_DIR shared by the processes of one
-# host; django-ratelimit's check prints W001 for it ("not officially supported"), see
+# caches). Embedded: diskcache, SQLite files in CACHE_DIR shared by the processes of one
+# host, by default a private directory in shared memory (acme/cache_dir.py says why);
+# django-ratelimit's check prints W001 for it ("not officially supported"), see
 # docs/deploy.md. Scale-out: Redis.
 REDIS_URL = os.environ.get("REDIS_URL")
 if REDIS_URL:
@@ -160,7 +163,7 @@ else:
     CACHES = {
         "default": {
             "BACKEND": "acme.cache.PersistentDiskCache",  # diskcache.DjangoCache, kept open between requests
-            "LOCATION": str(DATA_DIR / "cache"),
+            "LOCATION": os.environ.get("CACHE_DIR") or str(default_cache_dir(DATA_DIR)),
             "DATABASE_TIMEOUT": 1.0,  # seconds a read waits for a writer (writes retry until done)
         }
     }
