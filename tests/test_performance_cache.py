@@ -1,6 +1,11 @@
-"""The embedded cache (acme.cache.PersistentDiskCache) stays connected from one request to the next."""
+"""The embedded cache (acme.cache.PersistentDiskCache) stays connected from one request to the next
+and answers django-ratelimit's add() of a counter it has seen without reading."""
+import time
+
 import pytest
 from django.core.cache import caches
+
+from acme.cache import PersistentDiskCache
 
 pytestmark = pytest.mark.django_db
 
@@ -39,3 +44,53 @@ def test_add_of_a_present_key_takes_no_write_lock():
     finally:
         shard._con.set_trace_callback(None)
     assert statements and not any(s.startswith("BEGIN") for s in statements)
+
+
+def all_statements(cache):
+    statements = []
+    for shard in cache._cache._shards:
+        shard._con.set_trace_callback(statements.append)
+    return statements
+
+
+def stop_tracing(cache):
+    for shard in cache._cache._shards:
+        shard._con.set_trace_callback(None)
+
+
+def test_add_of_a_key_this_process_saw_present_reads_nothing():
+    cache = caches["default"]
+    cache.set("seen", 1, timeout=60)
+    assert cache.add("seen", 2, timeout=60) is False  # read once, remembered until it expires
+    statements = all_statements(cache)
+    try:
+        assert cache.add("seen", 2, timeout=60) is False
+    finally:
+        stop_tracing(cache)
+    assert statements == []
+
+
+def test_a_key_gone_before_its_expiry_is_counted_again_from_the_start():
+    this_process = caches["default"]
+    other_process = PersistentDiskCache(this_process.directory, {})
+    this_process.set("counter", 5, timeout=60)
+    assert this_process.add("counter", 1, timeout=60) is False
+    other_process.clear()
+    assert this_process.add("counter", 1, timeout=60) is False  # from memory
+    assert this_process.incr("counter") == 1
+    assert other_process.incr("counter") == 2
+    value, expires = other_process.get("counter", expire_time=True)
+    assert value == 2 and 50 < expires - time.time() <= 60  # the expiry this process saw
+
+
+def test_clear_forgets_what_this_process_saw():
+    cache = caches["default"]
+    cache.set("counter", 5, timeout=60)
+    assert cache.add("counter", 1, timeout=60) is False
+    cache.clear()
+    assert cache.add("counter", 1, timeout=60) is True and cache.get("counter") == 1
+
+
+def test_incr_of_a_key_never_seen_is_still_an_error():
+    with pytest.raises(ValueError):
+        caches["default"].incr("never-stored")
