@@ -7,7 +7,9 @@ The test database wraps each test in a transaction, so every atomic block in the
 shows up as a savepoint and its release: those count too.
 """
 import pytest
+from django.db import connection
 
+from cart import selectors
 from tests.factories import make_agent_session, make_category, make_product
 
 pytestmark = pytest.mark.django_db
@@ -107,3 +109,15 @@ def test_cart_add_does_not_grow_with_the_cart(client, django_assert_num_queries,
         response = client.post(f"{API}/cart/add", {"item_id": products[10].public_id, "quantity": 1},
                                content_type="application/json", **bearer(shopper))
     assert response.json()["data"]["cart_size"] == lines + 1
+
+
+@pytest.mark.parametrize("name", ["OPEN_CART", "OPEN_CART_LINES"])
+def test_the_open_cart_reads_use_the_partial_unique_index_whatever_is_bound(name):
+    """Their plan must not depend on a bound value: SQLite would compile them again for every
+    call (cart/selectors.py). With nothing bound, the plan still finds the open cart by the
+    partial index cart_one_open_per_session."""
+    sql = getattr(selectors, name)
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", [None] * sql.count("%s"))
+        plan = " | ".join(row[-1] for row in cursor.fetchall())
+    assert "SEARCH c USING INDEX cart_one_open_per_session (agent_session_id=?)" in plan, plan
