@@ -53,10 +53,10 @@ class PersistentDiskCache(DjangoCache):
         with self._write_lock:
             return super().add(key, value, timeout, version, **kwargs)
 
-    def incr(self, key, delta=1, version=None, **kwargs):
+    def incr(self, key, delta=1, version=None, default=None, retry=True):
         with self._write_lock:
             try:
-                return super().incr(key, delta, version, **kwargs)
+                return super().incr(key, delta, version, default, retry)
             except ValueError:
                 expires = self._seen_until.pop(self.make_key(key, version=version), 0)
                 remaining = expires - time.time()
@@ -65,7 +65,7 @@ class PersistentDiskCache(DjangoCache):
                 # Gone before its expiry, after add() answered False from memory.
                 if super().add(key, delta, remaining, version):
                     return delta
-                return super().incr(key, delta, version, **kwargs)
+                return super().incr(key, delta, version, default, retry)
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None, **kwargs):
         self._forget(key, version)

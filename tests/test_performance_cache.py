@@ -91,6 +91,12 @@ def test_clear_forgets_what_this_process_saw():
     assert cache.add("counter", 1, timeout=60) is True and cache.get("counter") == 1
 
 
+def test_decr_counts_down_through_incr():
+    cache = caches["default"]
+    cache.set("counter", 5, timeout=60)
+    assert cache.decr("counter", 2) == 3
+
+
 def test_incr_of_a_key_never_seen_is_still_an_error():
     with pytest.raises(ValueError):
         caches["default"].incr("never-stored")
