@@ -15,6 +15,7 @@ from agents_protocol.provider import CallContext, Handoff, ItemPage
 from cart import selectors as cart_selectors
 from cart import services as cart_services
 from cart.money import to_money
+from catalog import read_cache
 from catalog import selectors as catalog_selectors
 
 from .models import ContactMessage
@@ -30,7 +31,7 @@ def cart_errors_as_capability_errors():
         raise CapabilityError(error.status, error.code, error.message) from error
 
 
-def product_summary(context, product):
+def product_summary(origin, product):
     return {
         "id": product.public_id,
         "name": product.name,
@@ -38,20 +39,29 @@ def product_summary(context, product):
         "currency": product.currency,
         "category": product.category.slug,
         "in_stock": product.stock > 0,
-        "url": context.absolute_url(product.get_absolute_url()),
+        "url": f"{origin}{product.get_absolute_url()}",
     }
 
 
-def product_detail(context, product):
+@read_cache.cached()
+def detail_answer(item_id, origin):
+    """The detail capability's answer, kept in the catalog read cache like the search and browse
+    pages: agents ask for the same product again and again, and building the answer from the
+    product cost more than finding the product."""
+    product = catalog_selectors.get_active_product(item_id)
+    return product_detail(origin, product) if product else None
+
+
+def product_detail(origin, product):
     return {
-        **product_summary(context, product),
+        **product_summary(origin, product),
         "description": product.description,
         "category_name": product.category.name,
         "materials": product.materials,
         "tags": product.tags,
         "stock": product.stock,
         "stock_status": stock_status(product.stock),
-        "image_url": context.absolute_url(product.image.url) if product.image else None,
+        "image_url": f"{origin}{product.image.url}" if product.image else None,
         "created": iso_utc(product.created),
     }
 
@@ -93,7 +103,7 @@ def line_result(session, item_id, quantity, **extra):
 class AcmeProvider:
     def search(self, context: CallContext, query, page, limit):
         products, total = catalog_selectors.search_products(query, page, limit)
-        return ItemPage([product_summary(context, p) for p in products], total)
+        return ItemPage([product_summary(context.origin, p) for p in products], total)
 
     def browse(self, context: CallContext, category, sort, page, limit):
         if sort not in catalog_selectors.SORTS:
@@ -104,11 +114,10 @@ class AcmeProvider:
         except catalog_selectors.UnknownCategory:
             slugs = ", ".join(c.slug for c in catalog_selectors.list_categories())
             raise CapabilityError(404, "unknown_category", f"No category {category!r}; use one of: {slugs}.") from None
-        return ItemPage([product_summary(context, p) for p in products], total)
+        return ItemPage([product_summary(context.origin, p) for p in products], total)
 
     def item_detail(self, context: CallContext, item_id):
-        product = catalog_selectors.get_active_product(item_id)
-        return product_detail(context, product) if product else None
+        return detail_answer(item_id, context.origin)
 
     def cart_add(self, context: CallContext, item_id, quantity):
         with cart_errors_as_capability_errors():

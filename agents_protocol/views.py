@@ -11,7 +11,9 @@ READ_METHODS = ("GET", "HEAD")
 
 
 def request_origin(request):
-    return request.build_absolute_uri("/").rstrip("/")
+    """`scheme://host[:port]` the request was made to; get_host() refuses a host outside
+    ALLOWED_HOSTS. (What build_absolute_uri("/") gives without its slash, at half the cost.)"""
+    return f"{request.scheme}://{request.get_host()}"
 
 
 def _document_response(request, kind):

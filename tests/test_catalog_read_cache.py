@@ -9,6 +9,7 @@ import pytest
 import requests
 from django.db import connection
 
+from acme.agents import detail_answer
 from catalog import selectors
 from catalog.models import Category, Product
 from catalog.read_cache import catalog_version
@@ -196,3 +197,13 @@ def test_every_worker_answers_a_change_made_elsewhere_on_its_next_request(served
         assert (detail["stock"], detail["name"]) == (2, "Celadon Mug Renamed")
         assert search["total"] == browse["total"] == 2
         assert "mug-2" not in [item["id"] for item in search["results"] + browse["items"]]
+
+
+def test_the_detail_answer_is_kept_per_origin_until_the_catalog_changes(catalog, django_assert_num_queries):
+    first = detail_answer("mug-1", "http://a.example")
+    with django_assert_num_queries(1):
+        assert detail_answer("mug-1", "http://a.example") is first
+    assert detail_answer("mug-1", "http://b.example")["url"].startswith("http://b.example/")
+
+    Product.objects.filter(public_id="mug-1").update(stock=3)
+    assert detail_answer("mug-1", "http://a.example")["stock"] == 3

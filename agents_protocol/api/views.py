@@ -24,6 +24,7 @@ from ..cors import allow_any_origin, preflight_response
 from ..errors import CapabilityError
 from ..formats import iso_utc
 from ..invocation import run_handler, session_for
+from ..views import request_origin
 from ..sessions import authenticate, create_session, end_session
 from . import limits, routing
 from .auth import client_address, token_from_headers
@@ -82,7 +83,7 @@ class AgentApiCall:
         if match.route.capability is None:  # session and audit endpoints count per address
             limits.enforce(request, rate_limit=config.rate_limit)
         body = read_body(request)
-        origin = request.build_absolute_uri("/").rstrip("/")
+        origin = request_origin(request)
         if match.route.name == routing.SESSION_CREATE:
             return self.create_session(request, config, body)
         token = token_from_headers(request)
