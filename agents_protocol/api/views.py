@@ -24,8 +24,8 @@ from ..cors import allow_any_origin, preflight_response
 from ..errors import CapabilityError
 from ..formats import iso_utc
 from ..invocation import run_handler, session_for
-from ..views import request_origin
 from ..sessions import authenticate, create_session, end_session
+from ..views import request_origin
 from . import limits, routing
 from .auth import client_address, token_from_headers
 from .envelope import Envelope, failure, success
