@@ -9,9 +9,9 @@ from django.conf import settings
 from django.core.mail import EmailMessage
 from django.urls import reverse
 
-from agents_protocol.errors import CapabilityError
-from agents_protocol.formats import iso_utc
-from agents_protocol.provider import CallContext, Handoff, ItemPage
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.provider import CallContext, Handoff, ItemPage
 from cart import selectors as cart_selectors
 from cart import services as cart_services
 from cart.money import to_money

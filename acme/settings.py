@@ -90,14 +90,14 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "acme.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "agents_protocol.api.middleware.AgentsApiMiddleware",
+    "agents_protocol.http.middleware.AgentsApiMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "agents_protocol.middleware.AgentsDiscoveryLinkMiddleware",
+    "agents_protocol.http.discovery_link.AgentsDiscoveryLinkMiddleware",
 ]
 
 ROOT_URLCONF = "acme.urls"

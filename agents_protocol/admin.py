@@ -8,8 +8,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from .config import load_config
-from .models import (
+from agents_protocol.core.config import load_config
+from agents_protocol.core.models import (
     AgentSession,
     AuditArtifact,
     AuditConfig,
@@ -23,7 +23,7 @@ from .models import (
     SigningKey,
     SiteProfile,
 )
-from .publishing import render_agents_json, render_agents_txt
+from agents_protocol.http.publishing import render_agents_json, render_agents_txt
 
 PREVIEW_ORIGIN = "https://your-site.example"
 

@@ -7,4 +7,5 @@ class AgentsProtocolConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import builtin_handlers, checks, signals  # noqa: F401  (registers handlers, checks, receivers)
+        from agents_protocol import checks, signals  # noqa: F401  (registers checks and receivers)
+        from agents_protocol.core import handlers  # noqa: F401  (registers the built-in handlers)

@@ -23,12 +23,12 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
-from .capabilities import registered_names
-from .conf import DEFAULTS, get_setting
-from .models import AuditConfig, Capability
-from .provider import ShopProvider
+from agents_protocol.core.capabilities import registered_names
+from agents_protocol.core.conf import DEFAULTS, get_setting
+from agents_protocol.core.models import AuditConfig, Capability
+from agents_protocol.core.provider import ShopProvider
 
-API_MIDDLEWARE = "agents_protocol.api.middleware.AgentsApiMiddleware"
+API_MIDDLEWARE = "agents_protocol.http.middleware.AgentsApiMiddleware"
 AGENTS_JSON_PATH = "/.well-known/agents.json"
 
 
@@ -68,7 +68,7 @@ def provider_configured(app_configs, **kwargs):
     if not path:
         return [Error(
             'AGENTS_PROTOCOL["PROVIDER"] is not set.',
-            hint="Point it at your class implementing agents_protocol.provider.ShopProvider.",
+            hint="Point it at your class implementing agents_protocol.core.provider.ShopProvider.",
             id="agents_protocol.E001",
         )]
     try:
@@ -204,7 +204,7 @@ def every_enabled_capability_has_a_handler(app_configs, **kwargs):
     return [
         Warning(
             f"The enabled capability {name!r} has no handler; agents calling it get 501 not_implemented.",
-            hint="Register one with agents_protocol.capabilities.register, or disable it in admin.",
+            hint="Register one with agents_protocol.core.capabilities.register, or disable it in admin.",
             id="agents_protocol.W001",
         )
         for name in missing

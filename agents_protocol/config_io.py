@@ -9,9 +9,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from jsonschema import Draft7Validator
 
-from .config import load_config
-from .documents.agents_json import build_agents_json
-from .validation import agents_json_errors
+from agents_protocol.core.config import load_config
+from agents_protocol.documents.agents_json import build_agents_json
+from agents_protocol.documents.validation import agents_json_errors
 
 VALIDATION_ORIGIN = "https://example.invalid"
 

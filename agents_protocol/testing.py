@@ -27,11 +27,12 @@ from django.core.cache import caches
 from django.test import Client
 from django.utils import timezone
 
-from . import config, publishing
-from .checks import provider_interface_problems
-from .config_io import import_config
-from .defaults import default_config
-from .models import AgentSession
+from agents_protocol.checks import provider_interface_problems
+from agents_protocol.config_io import import_config
+from agents_protocol.core import config
+from agents_protocol.core.defaults import default_config
+from agents_protocol.core.models import AgentSession
+from agents_protocol.http import publishing
 
 AGENTS_JSON = "/.well-known/agents.json"
 HTTP_TIMEOUT = 10
@@ -75,7 +76,7 @@ def make_agent_session(raw_token=None, ttl_seconds=1800, **fields):
 
 
 def assert_implements_provider(provider_class):
-    """Fail with every difference between `provider_class` and agents_protocol.provider.ShopProvider."""
+    """Fail with every difference between `provider_class` and agents_protocol.core.provider.ShopProvider."""
     problems = provider_interface_problems(provider_class)
     assert not problems, f"{provider_class.__name__} does not implement ShopProvider:\n" + "\n".join(problems)
 

@@ -1,7 +1,9 @@
 from django.urls import path
 
-from . import a2a, pactspec_views, views
-from .documents import interop
+from agents_protocol.documents import interop
+from agents_protocol.http import documents as views
+from agents_protocol.transports import a2a
+from agents_protocol.transports import pactspec as pactspec_views
 
 app_name = "agents_protocol"
 

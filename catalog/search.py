@@ -16,9 +16,24 @@ import re
 from functools import reduce
 from operator import and_
 
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector, SearchVectorField
+from django.contrib.postgres.search import (
+    SearchQuery,
+    SearchRank,
+    SearchVector,
+    SearchVectorField,
+)
 from django.db import connection
-from django.db.models import BooleanField, Case, ExpressionWrapper, F, Func, IntegerField, Q, Value, When
+from django.db.models import (
+    BooleanField,
+    Case,
+    ExpressionWrapper,
+    F,
+    Func,
+    IntegerField,
+    Q,
+    Value,
+    When,
+)
 from django.db.models.expressions import RawSQL
 
 from . import rows

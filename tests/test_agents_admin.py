@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from agents_protocol.config import current_revision
 from agents_protocol.config_io import export_config
+from agents_protocol.core.config import current_revision
 from agents_protocol.models import Capability, Flow, FlowStep, SessionConfig
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from agents_protocol.config import current_revision
 from agents_protocol.config_io import export_config
+from agents_protocol.core.config import current_revision
 from agents_protocol.models import Capability
 from tests.servers import ROOT
 

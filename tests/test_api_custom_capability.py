@@ -4,7 +4,7 @@ import requests
 from django.core.checks import run_checks
 from django.core.management import call_command
 
-from agents_protocol.capabilities import register, unregister
+from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability, CapabilityParam
 from tests.api_client import API, AgentClient, DiscoveringAgent, assert_error, ok_data
 from tests.factories import make_product

@@ -7,9 +7,16 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from agents_protocol.capabilities import register, unregister
+from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability
-from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, is_json, ok_data
+from tests.api_client import (
+    API,
+    SESSION_PATH,
+    AgentClient,
+    assert_error,
+    is_json,
+    ok_data,
+)
 
 ALLOWED_REQUEST_HEADERS = {"authorization", "x-session-token", "x-agent-session", "content-type", "idempotency-key"}
 EXPOSED_RESPONSE_HEADERS = {"retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"}

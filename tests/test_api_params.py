@@ -6,7 +6,7 @@ parameters, so each test sees exactly what a handler would receive.
 import pytest
 import requests
 
-from agents_protocol.capabilities import register, unregister
+from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability, CapabilityParam
 from tests.api_client import API, AgentClient, assert_error, ok_data
 

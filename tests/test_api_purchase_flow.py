@@ -5,7 +5,13 @@ import pytest
 import requests
 
 from catalog.demo import load_demo_catalog
-from tests.api_client import API, AgentClient, assert_error, ok_data, purchase_through_agents_json
+from tests.api_client import (
+    API,
+    AgentClient,
+    assert_error,
+    ok_data,
+    purchase_through_agents_json,
+)
 from tests.factories import make_product
 
 

@@ -6,8 +6,20 @@ import pytest
 import requests
 from django.utils import timezone
 
-from agents_protocol.models import AgentSession, Capability, RateLimitConfig, SessionConfig
-from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, auth_headers, ok_data
+from agents_protocol.models import (
+    AgentSession,
+    Capability,
+    RateLimitConfig,
+    SessionConfig,
+)
+from tests.api_client import (
+    API,
+    SESSION_PATH,
+    AgentClient,
+    assert_error,
+    auth_headers,
+    ok_data,
+)
 from tests.factories import make_agent_session, make_product
 
 CART_VIEW = f"{API}/cart/view"

@@ -3,7 +3,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from cart.payments import Customer, DemoPaymentBackend, PaymentBackend, PaymentResult, get_payment_backend
+from cart.payments import (
+    Customer,
+    DemoPaymentBackend,
+    PaymentBackend,
+    PaymentResult,
+    get_payment_backend,
+)
 
 ORDER = SimpleNamespace(number="AC-TEST", subtotal="12.00", currency="USD")
 

@@ -6,7 +6,14 @@ import pytest
 import requests
 from jsonschema import Draft7Validator, FormatChecker
 
-from agents_protocol.models import Capability, Flow, FlowStep, RateLimitConfig, SessionConfig, SiteProfile
+from agents_protocol.models import (
+    Capability,
+    Flow,
+    FlowStep,
+    RateLimitConfig,
+    SessionConfig,
+    SiteProfile,
+)
 
 REFERENCE_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "agents.schema.json"
 PROJECT_SCHEMA = Path(__file__).resolve().parents[1] / "agents_protocol" / "schemas" / "agents.schema.json"

@@ -19,7 +19,7 @@ import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents_protocol.defaults import DEFAULT_CAPABILITIES
+from agents_protocol.core.defaults import DEFAULT_CAPABILITIES
 from agents_protocol.models import AgentSession
 from cart.models import Cart, CartLine, Order, OrderLine
 from catalog.models import Product

@@ -13,10 +13,16 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from acme.models import ContactMessage
-from agents_protocol import idempotency
-from agents_protocol.capabilities import register, unregister
-from agents_protocol.models import AgentSession, AuditEvent, Capability, IdempotencyRecord, RateLimitConfig
-from agents_protocol.sessions import hash_token
+from agents_protocol.core.capabilities import register, unregister
+from agents_protocol.http import idempotency
+from agents_protocol.http.sessions import hash_token
+from agents_protocol.models import (
+    AgentSession,
+    AuditEvent,
+    Capability,
+    IdempotencyRecord,
+    RateLimitConfig,
+)
 from cart.models import CartLine, Order
 from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, ok_data
 from tests.factories import make_product

@@ -9,7 +9,7 @@ import pytest
 import requests
 from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
-from agents_protocol.capabilities import register, unregister
+from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability, CapabilityParam, SessionConfig
 from tests.servers import start_site
 

@@ -13,7 +13,7 @@ import requests
 from django.db import OperationalError
 from jsonschema import Draft202012Validator, FormatChecker
 
-from agents_protocol.capabilities import register, unregister
+from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability
 from catalog.demo import load_demo_catalog
 from tests.api_client import AgentClient, ok_data

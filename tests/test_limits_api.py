@@ -10,8 +10,8 @@ import pytest
 from django.test import RequestFactory
 from django_ratelimit import core
 
-from agents_protocol.api.auth import client_address
-from agents_protocol.api.limits import rate_key
+from agents_protocol.http.client import client_address
+from agents_protocol.http.limits import rate_key
 from agents_protocol.models import AuditEvent, RateLimitConfig
 from tests.api_client import API, SESSION_PATH
 from tests.factories import make_agent_session

@@ -8,8 +8,8 @@ from django.test import override_settings
 
 from agents_protocol import checks
 from agents_protocol.checks import provider_interface_problems
+from agents_protocol.core.provider import ShopProvider
 from agents_protocol.models import AuditConfig
-from agents_protocol.provider import ShopProvider
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from agents_protocol.conf import DEFAULTS
+from agents_protocol.core.conf import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / "docs" / "integration.md").read_text()

@@ -9,7 +9,14 @@ import pytest
 import requests
 
 from tests.api_client import API, SESSION_PATH, AgentClient, ok_data
-from tests.servers import ROOT, SiteProcess, _wait_until_serving, free_port, migrate, site_env
+from tests.servers import (
+    ROOT,
+    SiteProcess,
+    _wait_until_serving,
+    free_port,
+    migrate,
+    site_env,
+)
 
 
 @pytest.fixture

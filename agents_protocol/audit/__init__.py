@@ -5,6 +5,6 @@ Offline verification needs nothing from this site but the artifact and its publi
     from agents_protocol.audit import verify
     verdict = verify(artifact, public_key)   # verdict.ok, verdict.failure
 """
-from .verification import Verdict, verify
+from agents_protocol.audit.verification import Verdict, verify
 
 __all__ = ["Verdict", "verify"]

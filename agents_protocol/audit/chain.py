@@ -21,13 +21,24 @@ from datetime import datetime, timezone
 from django.db import transaction
 from django.db.models import F
 
-from ..formats import iso_utc
-from ..models import AgentSession, AuditArtifact, AuditEvent, SiteProfile
-from ..sql import default_connection, insert
-from .hashing import ALGORITHM, CANONICALIZATION, FORMAT, event_hash, root_hash
-from .keys import key_id, public_key_b64, sign_b64
-from .redaction import redact
-from .signing import current_key_record, signing_key
+from agents_protocol.audit.hashing import (
+    ALGORITHM,
+    CANONICALIZATION,
+    FORMAT,
+    event_hash,
+    root_hash,
+)
+from agents_protocol.audit.keys import key_id, public_key_b64, sign_b64
+from agents_protocol.audit.redaction import redact
+from agents_protocol.audit.signing import current_key_record, signing_key
+from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.models import (
+    AgentSession,
+    AuditArtifact,
+    AuditEvent,
+    SiteProfile,
+)
+from agents_protocol.core.sql import default_connection, insert
 
 SESSION_CREATE, SESSION_END = "session.create", "session.end"
 

@@ -4,12 +4,17 @@ from datetime import timedelta
 from django.utils import timezone
 from nacl.signing import SigningKey as NaclSigningKey
 
-from ..conf import get_setting
-from ..models import AgentSession, AuditArtifact, AuditEvent, SigningKey
-from ..signals import bump_revision
-from .chain import close_and_seal
-from .keys import key_id, public_key_b64
-from .signing import current_key_record, replace_key_file
+from agents_protocol.audit.chain import close_and_seal
+from agents_protocol.audit.keys import key_id, public_key_b64
+from agents_protocol.audit.signing import current_key_record, replace_key_file
+from agents_protocol.core.conf import get_setting
+from agents_protocol.core.config import bump_revision
+from agents_protocol.core.models import (
+    AgentSession,
+    AuditArtifact,
+    AuditEvent,
+    SigningKey,
+)
 
 
 def seal_expired(now=None):

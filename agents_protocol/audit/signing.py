@@ -14,9 +14,9 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from nacl.signing import SigningKey as NaclSigningKey
 
-from ..conf import get_setting
-from ..models import SigningKey
-from .keys import key_id, public_key_b64
+from agents_protocol.audit.keys import key_id, public_key_b64
+from agents_protocol.core.conf import get_setting
+from agents_protocol.core.models import SigningKey
 
 
 def signing_key():

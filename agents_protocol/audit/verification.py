@@ -1,8 +1,15 @@
 """Offline verification of an audit artifact: every check, in order, until the first failure."""
 from dataclasses import dataclass, field
 
-from .hashing import ALGORITHM, CANONICALIZATION, EVENT_FIELDS, FORMAT, event_hash, root_hash
-from .keys import signature_valid, verify_key_from_b64
+from agents_protocol.audit.hashing import (
+    ALGORITHM,
+    CANONICALIZATION,
+    EVENT_FIELDS,
+    FORMAT,
+    event_hash,
+    root_hash,
+)
+from agents_protocol.audit.keys import signature_valid, verify_key_from_b64
 
 ARTIFACT_FIELDS = (
     "format", "session_id", "events", "root_hash", "algorithm",

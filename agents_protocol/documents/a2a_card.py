@@ -7,7 +7,7 @@ session name the `session` security scheme: the bearer token from the session en
 """
 import json
 
-from .interop import (
+from agents_protocol.documents.interop import (
     A2A_RPC_PATH,
     JSON_MEDIA_TYPE,
     LLMS_TXT_PATH,

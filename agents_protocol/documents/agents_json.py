@@ -3,7 +3,8 @@
 SCHEMA_VERSION = "0.1.0"
 
 
-def build_agents_json(config, origin):
+def build_agents_json(config, origin, public_key=None):
+    """`public_key`: base64 DER SPKI of the audit signing key, published when audit is on."""
     document = {
         "schema_version": SCHEMA_VERSION,
         "site": _site(config.site, origin),
@@ -17,7 +18,7 @@ def build_agents_json(config, origin):
             "requests_per_minute": config.rate_limit.requests_per_minute,
             "max_sessions": config.rate_limit.max_sessions,
         },
-        "audit": _audit(config.audit),
+        "audit": _audit(config.audit, public_key),
         "flows": [
             {"name": f.name, "description": f.description, "steps": list(f.steps)}
             for f in config.flows
@@ -63,8 +64,8 @@ def _param(param):
     return entry
 
 
-def _audit(audit):
+def _audit(audit, public_key):
     entry = {"enabled": audit.enabled, "endpoint": audit.endpoint}
-    if audit.public_key:
-        entry["public_key"] = audit.public_key
+    if audit.enabled and public_key:
+        entry["public_key"] = public_key
     return entry

@@ -5,7 +5,7 @@ only `- [title](url): notes` lines), so seed 001's sections become bold-labelled
 blocks: quick start, capability table, sessions, auth, flows, limits, errors. The link
 sections point to agents.txt, agents.json, the docs and the other dialects.
 """
-from .interop import (
+from agents_protocol.documents.interop import (
     AGENT_CARD_PATH,
     AGENTS_JSON_PATH,
     AGENTS_TXT_PATH,

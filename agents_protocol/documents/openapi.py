@@ -5,10 +5,20 @@ endpoints, the bearer session token, the envelope around every answer and the er
 responses. GET and DELETE take parameters in the query string, other methods a JSON
 object body; path parameters come from the endpoint template.
 """
-from ..api.session_params import SESSION_CREATE_PARAMS
-from ..sessions import AGENT_FIELDS
-from .interop import AGENTS_JSON_PATH, document_version, is_email, site_base
-from .schemas import ERROR, object_schema, output_schema, param_schema, success_envelope
+from agents_protocol.core.session_params import AGENT_FIELDS, SESSION_CREATE_PARAMS
+from agents_protocol.documents.interop import (
+    AGENTS_JSON_PATH,
+    document_version,
+    is_email,
+    site_base,
+)
+from agents_protocol.documents.schemas import (
+    ERROR,
+    object_schema,
+    output_schema,
+    param_schema,
+    success_envelope,
+)
 
 OPENAPI_VERSION = "3.1.0"
 QUERY_METHODS = ("GET", "DELETE")

@@ -9,7 +9,7 @@ envelope with its status. Each skill's `testSuite` is an `http-roundtrip` suite 
 """
 from urllib.parse import urlsplit
 
-from .interop import (
+from agents_protocol.documents.interop import (
     LLMS_TXT_PATH,
     OPENAPI_PATH,
     PACTSPEC_INVOKE_PATH,
@@ -21,7 +21,7 @@ from .interop import (
     skill_title,
     slug,
 )
-from .schemas import ERROR, input_schema, output_schema
+from agents_protocol.documents.schemas import ERROR, input_schema, output_schema
 
 SPEC_VERSION = "1.0.0"
 FREE = {"model": "free", "amount": 0, "currency": "USD", "protocol": "none"}

@@ -1,8 +1,8 @@
-"""Install the protocol's default configuration (agents_protocol.defaults) on a fresh database."""
+"""Install the protocol's default configuration (agents_protocol.core.defaults) on a fresh database."""
 from django.db import migrations
 
 from agents_protocol.config_io import write_config
-from agents_protocol.defaults import default_config
+from agents_protocol.core.defaults import default_config
 
 
 def install_defaults(apps, schema_editor):

@@ -1,6 +1,6 @@
 """Add the order.status capability to databases installed before it was a default.
 
-A fresh database already has it from 0002 (agents_protocol.defaults); this leaves it
+A fresh database already has it from 0002 (agents_protocol.core.defaults); this leaves it
 alone, and also an install where another capability took GET /order/status (staff can
 add it in admin then). It goes right after checkout and into no flow. The entry is
 written out here, not read from defaults.py, so this migration never changes later.

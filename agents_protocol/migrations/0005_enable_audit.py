@@ -1,4 +1,4 @@
-"""Audit trails are on by default (the default configuration in agents_protocol.defaults says so)."""
+"""Audit trails are on by default (the default configuration in agents_protocol.core.defaults says so)."""
 from django.db import migrations
 from django.db.models import F
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from agents_protocol.audit import verify
 from agents_protocol.audit.lifecycle import prune, seal_expired
-from agents_protocol.models import SigningKey
+from agents_protocol.core.models import SigningKey
 
 
 class Command(BaseCommand):

@@ -7,9 +7,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from agents_protocol.config import load_config
+from agents_protocol.core.config import load_config
+from agents_protocol.core.examples import capture_examples
 from agents_protocol.documents.a2a_card import build_agent_card, build_registry_card
-from agents_protocol.examples import capture_examples
 
 BUILDERS = {"a2a": build_agent_card, "registry": build_registry_card}
 

@@ -1,7 +1,7 @@
 """`manage.py agents_idempotency prune`: delete Idempotency-Keys past their 24 hours (for cron)."""
 from django.core.management.base import BaseCommand
 
-from agents_protocol.idempotency import prune
+from agents_protocol.http.idempotency import prune
 
 
 class Command(BaseCommand):

@@ -3,8 +3,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from agents_protocol.audit.lifecycle import rotate_key
 from agents_protocol.audit.signing import current_key_record
-from agents_protocol.conf import get_setting
-from agents_protocol.models import SigningKey
+from agents_protocol.core.conf import get_setting
+from agents_protocol.core.models import SigningKey
 
 
 class Command(BaseCommand):

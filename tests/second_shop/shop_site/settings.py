@@ -32,7 +32,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "agents_protocol.api.middleware.AgentsApiMiddleware",  # agents_protocol: the agent API
+    "agents_protocol.http.middleware.AgentsApiMiddleware",  # agents_protocol: the agent API
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

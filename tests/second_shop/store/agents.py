@@ -11,9 +11,9 @@ from django.core.mail import send_mail
 from django.db.models import Q
 from django.urls import reverse
 
-from agents_protocol.errors import CapabilityError
-from agents_protocol.formats import iso_utc
-from agents_protocol.provider import CallContext, Handoff, ItemPage
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.provider import CallContext, Handoff, ItemPage
 
 from . import basket
 from .models import BasketLine, ContactRequest, Item, PendingOrder

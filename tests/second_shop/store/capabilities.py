@@ -3,8 +3,8 @@
 The handler is registered here (imported by StoreConfig.ready); the capability itself —
 endpoint, method, parameters — is data, added by migration 0002 and editable in admin.
 """
-from agents_protocol.capabilities import register
-from agents_protocol.errors import not_found
+from agents_protocol.core.capabilities import register
+from agents_protocol.core.errors import not_found
 
 from .models import Item
 

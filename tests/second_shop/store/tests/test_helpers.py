@@ -1,7 +1,7 @@
 """The test helpers agents_protocol ships, used the way this shop's tests use them."""
 from django.test import TestCase
 
-from agents_protocol.defaults import DEFAULT_CAPABILITIES
+from agents_protocol.core.defaults import DEFAULT_CAPABILITIES
 from agents_protocol.models import Capability
 from agents_protocol.testing import (
     AgentClient,

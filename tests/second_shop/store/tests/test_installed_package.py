@@ -8,12 +8,12 @@ from importlib.resources import files
 from io import StringIO
 from pathlib import Path
 
-import agents_protocol
 from django.core.checks import run_checks
 from django.core.management import call_command
 from django.test import TestCase
 
-from agents_protocol.provider import get_provider
+import agents_protocol
+from agents_protocol.core.provider import get_provider
 from agents_protocol.testing import assert_implements_provider
 from store.agents import StoreProvider
 

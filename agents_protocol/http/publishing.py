@@ -6,14 +6,16 @@ from functools import lru_cache
 
 import simplejson
 
-from .config import current_config
-from .documents.a2a_card import build_agent_card
-from .documents.agents_json import build_agents_json
-from .documents.agents_txt import build_agents_txt
-from .documents.llms_txt import build_llms_txt
-from .documents.openapi import build_openapi
-from .documents.pactspec import build_pactspec
-from .examples import capture_examples
+from agents_protocol.audit.keys import public_key_b64
+from agents_protocol.audit.signing import signing_key
+from agents_protocol.core.config import current_config
+from agents_protocol.core.examples import capture_examples
+from agents_protocol.documents.a2a_card import build_agent_card
+from agents_protocol.documents.agents_json import build_agents_json
+from agents_protocol.documents.agents_txt import build_agents_txt
+from agents_protocol.documents.llms_txt import build_llms_txt
+from agents_protocol.documents.openapi import build_openapi
+from agents_protocol.documents.pactspec import build_pactspec
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
@@ -32,7 +34,7 @@ def _publish(body, content_type):
 
 
 def render_agents_json(config, origin):
-    document = build_agents_json(config, origin)
+    document = build_agents_json(config, origin, public_key_b64(signing_key().verify_key) if config.audit.enabled else None)
     body = json.dumps(document, indent=2, ensure_ascii=False).encode() + b"\n"
     return _publish(body, JSON_CONTENT_TYPE)
 

@@ -5,9 +5,9 @@ from the protocol, never from the shop's code: a capability without required par
 is called with its defaults (and a short page); `id`, `item_id` and `q` are filled from
 the first item such a call listed. Anything refused is simply left without an example.
 """
-from .errors import CapabilityError
-from .invocation import invoke_capability
-from .provider import ProviderNotConfigured
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.invocation import invoke_capability
+from agents_protocol.core.provider import ProviderNotConfigured
 
 EXAMPLE_PAGE_SIZE = 2
 

@@ -1,83 +1,71 @@
-"""Read a request's parameters and check them against the capability's descriptors.
-
-GET takes them from the query string, other methods from a JSON object body (DELETE
-also from the query string). Path parameters (`:id`) win over both. Values from a
-query string or a path are text and are converted to the declared type; JSON values
-must already have it. Unknown parameters are ignored.
-"""
-import json
+"""The capability schema: which parameter descriptors are valid (seed 000), and checking a
+call's values against them."""
 import math
 import re
 
+from django.core.exceptions import ValidationError
+from django.core.validators import EmailValidator, URLValidator
 from jsonschema import Draft7Validator
 
-from ..conf import get_setting
-from ..errors import CapabilityError, bad_request
-from ..params import value_has_type
+from agents_protocol.core.errors import bad_request
 
 # Integers beyond this lose precision in JavaScript clients and overflow database columns.
 MAX_SAFE_INTEGER = 2**53 - 1
-# Deeper bodies are refused before anything walks them recursively.
-MAX_NESTING = 32
 INTEGER_TEXT = re.compile(r"^[+-]?\d{1,16}$")
 TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 
+TYPES = ("string", "number", "integer", "boolean", "array", "object")
 
-def read_body(request):
-    """The raw body, refusing one larger than MAX_BODY_BYTES with a 413 CapabilityError."""
-    limit = get_setting("MAX_BODY_BYTES")
-    declared = request.META.get("CONTENT_LENGTH") or "0"
-    if not declared.isdigit():
-        raise CapabilityError(400, "invalid_request", "The Content-Length header is not a number.")
-    if int(declared) > limit:
-        raise CapabilityError(413, "payload_too_large", f"The request body must be at most {limit} bytes.")
-    return request.body
-
-
-def raw_params(request, method, body):
-    """(values from the body, values from the query string): dicts of name → value."""
-    query = {key: request.GET.getlist(key) for key in request.GET}
-    if method == "GET":
-        return {}, query
-    payload = parse_json_body(request, body)
-    return payload, query if method == "DELETE" else {}
+_PYTHON_TYPES = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
 
 
-def parse_json_body(request, body):
-    if not body.strip():
-        return {}
-    # DRF's request.content_type is the whole header, parameters included.
-    media_type = (request.content_type or "").split(";")[0].strip().lower()
-    if media_type != "application/json" and not media_type.endswith("+json"):
-        raise CapabilityError(
-            415, "unsupported_media_type", "Send parameters as a JSON object with Content-Type: application/json."
-        )
-    try:
-        payload = json.loads(body, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise bad_request("The request body is not valid JSON.", "invalid_json") from None
-    if not isinstance(payload, dict):
-        raise bad_request("The request body must be a JSON object of parameters.", "invalid_json")
-    if _nesting_depth(payload) > MAX_NESTING:
-        raise bad_request(f"The request body nests deeper than {MAX_NESTING} levels.", "invalid_json")
-    return payload
+def value_has_type(value, type_name):
+    """True when a decoded JSON value is of the descriptor type (booleans are not numbers)."""
+    if isinstance(value, bool) and type_name != "boolean":
+        return False
+    return isinstance(value, _PYTHON_TYPES[type_name])
 
 
-def _nesting_depth(value):
-    """How deeply objects and arrays nest (1 for a flat object); iterative, so any depth is safe."""
-    deepest, pending = 0, [(value, 1)]
-    while pending:
-        current, depth = pending.pop()
-        if isinstance(current, dict):
-            current = list(current.values())
-        if isinstance(current, list):
-            deepest = max(deepest, depth)
-            pending.extend((item, depth + 1) for item in current)
-    return deepest
+def descriptor_errors(type_name, default, enum, items):
+    """Field errors for one descriptor, as a dict ready for ValidationError."""
+    if type_name not in TYPES:
+        return {"type": f"Type must be one of: {', '.join(TYPES)}."}
+    errors = {}
+    if enum is not None:
+        if not isinstance(enum, list) or not enum:
+            errors["enum"] = "Enum must be a non-empty JSON list."
+        elif not all(value_has_type(value, type_name) for value in enum):
+            errors["enum"] = f"Every enum value must be of type {type_name}."
+        elif len({repr(value) for value in enum}) != len(enum):
+            errors["enum"] = "Enum values must be distinct."
+    if default is not None:
+        if not value_has_type(default, type_name):
+            errors["default"] = f"Default must be of type {type_name}."
+        elif isinstance(enum, list) and "enum" not in errors and default not in enum:
+            errors["default"] = "Default must be one of the enum values."
+    if items is not None:
+        if type_name != "array":
+            errors["items"] = "Items only applies to parameters of type array."
+        elif not isinstance(items, dict) or not Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(items):
+            errors["items"] = "Items must be a JSON Schema object, e.g. {\"type\": \"string\"}."
+    return errors
 
 
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
+def is_email_or_url(value):
+    for validator in (EmailValidator(), URLValidator(schemes=["http", "https"])):
+        try:
+            validator(value)
+            return True
+        except ValidationError:
+            continue
+    return False
 
 
 def validate_params(descriptors, body, query, path):

@@ -5,7 +5,7 @@ fresh database; changing it later needs a new data migration for existing instal
 """
 import copy
 
-from .conf import get_setting
+from agents_protocol.core.conf import get_setting
 
 API = "/.well-known/agents/api"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from jsonschema import Draft7Validator, FormatChecker
 
-SCHEMA_PATH = Path(__file__).parent / "schemas" / "agents.schema.json"
+SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "agents.schema.json"
 
 
 @lru_cache(maxsize=1)

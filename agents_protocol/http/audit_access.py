@@ -4,10 +4,10 @@ import math
 
 from django.utils import timezone
 
-from ..errors import CapabilityError
-from ..models import AgentSession
-from ..sessions import end_session, hash_token
-from .chain import sealed_artifact
+from agents_protocol.audit.chain import sealed_artifact
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.models import AgentSession
+from agents_protocol.http.sessions import end_session, hash_token
 
 
 def artifact_for(session_id, raw_token):

@@ -5,9 +5,9 @@ import simplejson
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 
-from .api import limits
-from .cors import allow_any_origin
-from .errors import CapabilityError
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.http import limits
+from agents_protocol.http.cors import allow_any_origin
 
 logger = logging.getLogger("agents_protocol.interop")
 

@@ -14,15 +14,21 @@ import uuid
 
 from django.views.decorators.csrf import csrf_exempt
 
-from .api.params import read_body
-from .config import current_config
-from .cors import preflight_response
-from .errors import CapabilityError
-from .invocation import find_capability, invoke_for_request
-from .json_http import json_response, method_not_allowed, over_limit, with_rate_limit_headers
-from .views import request_origin
+from agents_protocol.core.config import current_config
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.invocation import find_capability
+from agents_protocol.http.body import read_body
+from agents_protocol.http.cors import preflight_response
+from agents_protocol.http.documents import request_origin
+from agents_protocol.http.invocation import invoke_for_request
+from agents_protocol.http.json_http import (
+    json_response,
+    method_not_allowed,
+    over_limit,
+    with_rate_limit_headers,
+)
 
-logger = logging.getLogger("agents_protocol.a2a")
+logger = logging.getLogger("agents_protocol.transports.a2a")
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = -32004, -32009

@@ -7,12 +7,11 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .audit.chain import close_and_seal
-from .errors import CapabilityError
-from .models import AgentSession
-from .sql import ModelRows
+from agents_protocol.audit.chain import close_and_seal
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.models import AgentSession
+from agents_protocol.core.sql import ModelRows
 
-AGENT_FIELDS = {"agent_name": 200, "agent_version": 100, "purpose": 500}
 SESSION_ROWS = ModelRows(AgentSession)
 # Every call with a token runs this (sql.py says why it is not an ORM query).
 SESSION_BY_TOKEN_HASH = f"SELECT {SESSION_ROWS.columns} FROM agents_protocol_agentsession t WHERE t.token_hash = %s"

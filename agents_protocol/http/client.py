@@ -1,7 +1,7 @@
 """Who is calling: the session token from any of the three accepted headers, and the client address."""
 import ipaddress
 
-from ..conf import get_setting
+from agents_protocol.core.conf import get_setting
 
 TOKEN_HEADERS = ("HTTP_X_SESSION_TOKEN", "HTTP_X_AGENT_SESSION")
 

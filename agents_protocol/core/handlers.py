@@ -3,9 +3,9 @@ capability adds to the declared descriptors, calls the shop's provider, and shap
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from .capabilities import register
-from .errors import bad_request, not_found
-from .formats import iso_utc
+from agents_protocol.core.capabilities import register
+from agents_protocol.core.errors import bad_request, not_found
+from agents_protocol.core.formats import iso_utc
 
 MAX_PAGE_SIZE = 100
 HANDOFF_MESSAGE = (

@@ -3,7 +3,7 @@
 A handler receives a `CapabilityCall` and returns JSON-ready data (or raises
 CapabilityError). Built-in handlers live in builtin_handlers.py; a shop adds its own:
 
-    from agents_protocol.capabilities import register
+    from agents_protocol.core.capabilities import register
 
     @register("reserve")
     def reserve(call):
@@ -14,7 +14,7 @@ then adds a `reserve` capability in admin, which routes it and publishes it.
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .provider import CallContext
+from agents_protocol.core.provider import CallContext
 
 
 @dataclass(frozen=True)

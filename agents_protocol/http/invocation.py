@@ -2,24 +2,20 @@
 
 `invoke_for_request` takes the steps the agent API takes for a configured endpoint —
 session → rate limit → parameters → handler → provider, and an audit event for calls of a
-session — for the PactSpec skills and A2A messages. `invoke_capability` is the
-in-process core (used alone for captured examples). Both return the handler's data or
-raise CapabilityError, exactly as the API would answer.
+session — for the PactSpec skills and A2A messages. It returns the handler's data or
+raises CapabilityError, exactly as the API would answer.
 """
 import logging
 
-from .api import limits
-from .api.auth import token_from_headers
-from .api.params import validate_params
-from .audit.chain import record_event
-from .capabilities import CapabilityCall, handler_for
-from .errors import CapabilityError
-from .provider import CallContext, get_provider
-from .sessions import authenticate
+from agents_protocol.audit.chain import record_event
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.invocation import run_handler
+from agents_protocol.core.schema import validate_params
+from agents_protocol.http import limits
+from agents_protocol.http.client import token_from_headers
+from agents_protocol.http.sessions import authenticate
 
 logger = logging.getLogger("agents_protocol.invocation")
-
-
 def invoke_for_request(request, config, capability, params, origin):
     """The capability's data for `params`, for the session token the request carries."""
     try:
@@ -37,26 +33,6 @@ def invoke_for_request(request, config, capability, params, origin):
         raise
     _audit(request, session, capability, values, 200, "allowed")
     return data
-
-
-def invoke_capability(config, capability, params, session, origin):
-    """The data `capability` returns for `params` (a dict of name → JSON value) in `session`."""
-    return run_handler(config, capability, validate_params(capability.params, params, {}, {}), session, origin)
-
-
-def run_handler(config, capability, values, session, origin, append_audit_event=None):
-    """The handler's data; `append_audit_event` is what the context's record_change() calls."""
-    handler = handler_for(capability.name)
-    if handler is None:
-        raise CapabilityError(501, "not_implemented", f"{capability.name} has no handler on this site yet.")
-    call = CapabilityCall(
-        name=capability.name,
-        params=values,
-        context=CallContext(session=session, origin=origin, append_audit_event=append_audit_event),
-        provider=get_provider(),
-        config=config,
-    )
-    return handler(call)
 
 
 def session_for(config, capability, token):
@@ -82,6 +58,3 @@ def _audit(request, session, capability, values, status, policy_result):
         logger.exception("Could not record the audit event of %s", capability.name)
 
 
-def find_capability(config, name):
-    """The enabled capability called `name`, or None."""
-    return next((c for c in config.enabled_capabilities if c.name == name), None)

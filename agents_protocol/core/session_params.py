@@ -1,7 +1,8 @@
 """The optional body of a session create request: who the agent is and why it came."""
-from ..config import ParamSpec
-from ..errors import bad_request
-from ..sessions import AGENT_FIELDS
+from agents_protocol.core.config import ParamSpec
+from agents_protocol.core.errors import bad_request
+
+AGENT_FIELDS = {"agent_name": 200, "agent_version": 100, "purpose": 500}
 
 SESSION_CREATE_PARAMS = tuple(
     ParamSpec(name=name, type="string", description=f"At most {length} characters")

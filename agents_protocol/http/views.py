@@ -16,21 +16,25 @@ from dataclasses import dataclass, field
 from django.core.exceptions import SuspiciousOperation
 from django.db import InterfaceError, OperationalError
 
-from .. import idempotency
-from ..audit.access import artifact_for
-from ..audit.chain import SESSION_CREATE, PendingEvent, record_event
-from ..config import current_config
-from ..cors import allow_any_origin, preflight_response
-from ..errors import CapabilityError
-from ..formats import iso_utc
-from ..invocation import run_handler, session_for
-from ..sessions import authenticate, create_session, end_session
-from ..views import request_origin
-from . import limits, routing
-from .auth import client_address, token_from_headers
-from .envelope import Envelope, failure, success
-from .params import raw_params, read_body, validate_params
-from .session_params import SESSION_CREATE_PARAMS, check_agent_lengths
+from agents_protocol.audit.chain import SESSION_CREATE, PendingEvent, record_event
+from agents_protocol.core.config import current_config
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.invocation import run_handler
+from agents_protocol.core.schema import validate_params
+from agents_protocol.core.session_params import (
+    SESSION_CREATE_PARAMS,
+    check_agent_lengths,
+)
+from agents_protocol.http import idempotency, limits, routing
+from agents_protocol.http.audit_access import artifact_for
+from agents_protocol.http.body import raw_params, read_body
+from agents_protocol.http.client import client_address, token_from_headers
+from agents_protocol.http.cors import allow_any_origin, preflight_response
+from agents_protocol.http.documents import request_origin
+from agents_protocol.http.envelope import Envelope, failure, success
+from agents_protocol.http.invocation import session_for
+from agents_protocol.http.sessions import authenticate, create_session, end_session
 
 logger = logging.getLogger("agents_protocol.api")
 

@@ -3,9 +3,9 @@ from django.http import HttpResponse, JsonResponse
 from django.utils.cache import get_conditional_response
 from django.views.decorators.csrf import csrf_exempt
 
-from .conf import get_setting
-from .cors import allow_any_origin, preflight_response
-from .publishing import published_document
+from agents_protocol.core.conf import get_setting
+from agents_protocol.http.cors import allow_any_origin, preflight_response
+from agents_protocol.http.publishing import published_document
 
 READ_METHODS = ("GET", "HEAD")
 

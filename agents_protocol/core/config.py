@@ -12,10 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connections, router
+from django.db.models import F
 
-from .audit.keys import public_key_b64
-from .audit.signing import signing_key
-from .models import (
+from agents_protocol.core.models import (
     AuditConfig,
     Capability,
     ConfigRevision,
@@ -82,7 +81,6 @@ class RateLimitSpec:
 class AuditSpec:
     enabled: bool
     endpoint: str
-    public_key: str | None = None  # base64 DER SPKI of the current signing key, when enabled
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,6 +114,13 @@ def current_revision():
     return row[0] if row else 0
 
 
+def bump_revision():
+    """Tell every worker that the configuration changed (signals.py calls it on every save)."""
+    updated = ConfigRevision.objects.filter(pk=1).update(number=F("number") + 1)
+    if not updated:
+        ConfigRevision.objects.get_or_create(pk=1, defaults={"number": 1})
+
+
 def load_config(revision=None):
     """Build a snapshot from the database (a handful of queries, whatever the size)."""
     site = SiteProfile.load()
@@ -129,17 +134,13 @@ def load_config(revision=None):
         site=SiteSpec(site.name, site.url, site.description, site.contact, site.docs_url),
         session=SessionSpec(session.create_endpoint, session.delete_endpoint, session.ttl_seconds),
         rate_limit=RateLimitSpec(rate_limit.requests_per_minute, rate_limit.max_sessions),
-        audit=AuditSpec(audit.enabled, audit.endpoint, current_public_key() if audit.enabled else None),
+        audit=AuditSpec(audit.enabled, audit.endpoint),
         capabilities=tuple(_capability_spec(c) for c in capabilities),
         flows=tuple(
             FlowSpec(f.name, f.description, tuple(s.capability.name for s in f.steps.all()))
             for f in flows
         ),
     )
-
-
-def current_public_key():
-    return public_key_b64(signing_key().verify_key)
 
 
 def _capability_spec(capability):

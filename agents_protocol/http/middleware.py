@@ -8,12 +8,12 @@ once and pins it for the whole request (config.pinned_config).
 from django.db import DatabaseError
 from django.http import HttpResponse
 
-from ..config import current_config, pinned_config
-from ..documents import interop
-from ..views import document_view
-from .envelope import encode
-from .routing import API_PREFIX, is_api_path
-from .views import agent_api_view
+from agents_protocol.core.config import current_config, pinned_config
+from agents_protocol.documents import interop
+from agents_protocol.http.documents import document_view
+from agents_protocol.http.envelope import encode
+from agents_protocol.http.routing import API_PREFIX, is_api_path
+from agents_protocol.http.views import agent_api_view
 
 # The same views agents_protocol.urls names (reverse() and check E006 use those routes).
 DOCUMENT_VIEWS = {

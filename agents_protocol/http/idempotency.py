@@ -32,8 +32,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from nacl.secret import SecretBox
 
-from .errors import CapabilityError
-from .models import IdempotencyRecord
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.models import IdempotencyRecord
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
 RETENTION = timedelta(hours=24)

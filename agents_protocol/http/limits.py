@@ -21,9 +21,9 @@ from functools import lru_cache
 
 from django_ratelimit.core import get_usage
 
-from ..config import current_config
-from ..errors import CapabilityError
-from .auth import client_address
+from agents_protocol.core.config import current_config
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.http.client import client_address
 
 GROUP = "agents_protocol.api"
 PERIOD_SECONDS = 60

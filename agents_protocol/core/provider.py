@@ -2,7 +2,7 @@
 
 The app never imports the shop; it loads the class named in AGENTS_PROTOCOL["PROVIDER"]
 and calls these methods. Each returns JSON-ready data (dicts, lists, str, int, bool,
-Decimal for money) and raises `agents_protocol.errors.CapabilityError` to refuse.
+Decimal for money) and raises `agents_protocol.core.errors.CapabilityError` to refuse.
 `context` tells who is asking and how to build absolute URLs.
 """
 from collections.abc import Callable
@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from django.utils.module_loading import import_string
 
-from .conf import get_setting
+from agents_protocol.core.conf import get_setting
 
 
 @dataclass(frozen=True)

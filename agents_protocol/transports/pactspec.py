@@ -6,14 +6,15 @@ GET  endpoint.url/<skill id>/tests.json   the skill's http-roundtrip test suite
 """
 from django.views.decorators.csrf import csrf_exempt
 
-from .api.params import parse_json_body, read_body
-from .config import current_config
-from .cors import preflight_response
-from .documents.pactspec import build_test_suite, skill_ids
-from .errors import CapabilityError, bad_request, not_found
-from .examples import capture_examples
-from .invocation import invoke_for_request
-from .json_http import (
+from agents_protocol.core.config import current_config
+from agents_protocol.core.errors import CapabilityError, bad_request, not_found
+from agents_protocol.core.examples import capture_examples
+from agents_protocol.documents.pactspec import build_test_suite, skill_ids
+from agents_protocol.http.body import parse_json_body, read_body
+from agents_protocol.http.cors import preflight_response
+from agents_protocol.http.documents import request_origin
+from agents_protocol.http.invocation import invoke_for_request
+from agents_protocol.http.json_http import (
     envelope_error,
     internal_error,
     json_response,
@@ -21,7 +22,6 @@ from .json_http import (
     over_limit,
     with_rate_limit_headers,
 )
-from .views import request_origin
 
 
 def _endpoint(method):

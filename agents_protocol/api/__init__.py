@@ -1,1 +1,0 @@
-"""The agent interaction API: routing, auth, parameters, envelope, one DRF view."""

@@ -1,0 +1,366 @@
+"""Configuration (what agents may do) and runtime state (who is doing it).
+
+Every configuration model validates itself in `clean()`, so admin, the import
+command and the API all refuse a change that would publish an invalid
+agents.json. Saving or deleting any configuration row bumps `ConfigRevision`
+(see signals.py), which is how every worker notices a change at once.
+"""
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+from agents_protocol.core import schema as param_rules
+from agents_protocol.core.fields import RowIdField
+
+CAPABILITY_NAME = RegexValidator(
+    r"^[a-z][a-z0-9_.]*$",
+    "Use lowercase letters, digits, dots and underscores, starting with a letter "
+    "(for example search or cart.add).",
+)
+FLOW_NAME = RegexValidator(
+    r"^[a-z][a-z0-9_.-]*$",
+    "Use lowercase letters, digits, dots, hyphens and underscores, starting with a letter.",
+)
+PARAM_NAME = RegexValidator(
+    r"^[A-Za-z_][A-Za-z0-9_]*$",
+    "Use letters, digits and underscores, not starting with a digit.",
+)
+ENDPOINT_PATH = RegexValidator(
+    r"^/([A-Za-z0-9._~-]+|:[a-z_][a-z0-9_]*)(/([A-Za-z0-9._~-]+|:[a-z_][a-z0-9_]*))*$",
+    "Use an origin-relative path such as /.well-known/agents/api/detail/:id "
+    "(no query string, no trailing slash, :name for path parameters).",
+)
+
+HTTP_METHODS = [(m, m) for m in ("GET", "POST", "PUT", "PATCH", "DELETE")]
+
+
+class SingletonModel(models.Model):
+    """A table with exactly one row (pk=1), created with defaults on first use."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        self.pk = 1
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValidationError(f"{self._meta.verbose_name} cannot be deleted.")
+
+    @classmethod
+    def load(cls):
+        obj, _ = cls.objects.get_or_create(pk=1)
+        return obj
+
+
+class SiteProfile(SingletonModel):
+    name = models.CharField(max_length=200, default="My shop")
+    url = models.URLField(
+        blank=True,
+        help_text="Canonical site URL with scheme. Leave empty to use the origin each request "
+        "arrives on (handy for a demo reachable under several names).",
+    )
+    description = models.CharField(max_length=300, blank=True)
+    contact = models.CharField(max_length=320, blank=True, help_text="Contact email or URL.")
+    docs_url = models.URLField(blank=True, verbose_name="docs URL")
+
+    class Meta:
+        verbose_name = "site profile"
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        if self.url and self.url.endswith("/"):
+            self.url = self.url.rstrip("/")
+        if self.contact and not param_rules.is_email_or_url(self.contact):
+            raise ValidationError({"contact": "Enter an email address or an http(s) URL."})
+        if any(c in value for value in (self.name, self.description) for c in "\r\n"):
+            raise ValidationError("Name and description must be one line each (agents.txt is line based).")
+
+
+class SessionConfig(SingletonModel):
+    create_endpoint = models.CharField(
+        max_length=200, default="/.well-known/agents/api/session", validators=[ENDPOINT_PATH],
+        help_text="POST here creates a session.",
+    )
+    delete_endpoint = models.CharField(
+        max_length=200, default="/.well-known/agents/api/session", validators=[ENDPOINT_PATH],
+        help_text="DELETE here ends a session.",
+    )
+    ttl_seconds = models.PositiveIntegerField(
+        default=1800, validators=[MinValueValidator(60)],
+        help_text="Hard lifetime from creation, never extended by activity. At least 60.",
+    )
+
+    class Meta:
+        verbose_name = "session settings"
+        verbose_name_plural = "session settings"
+
+    def __str__(self):
+        return f"Sessions ({self.ttl_seconds}s)"
+
+    def routes(self):
+        return {(self.create_endpoint, "POST"), (self.delete_endpoint, "DELETE")}
+
+    def clean(self):
+        taken = Capability.objects.filter(
+            Q(endpoint=self.create_endpoint, method="POST") | Q(endpoint=self.delete_endpoint, method="DELETE")
+        ).values_list("name", flat=True)
+        if taken:
+            raise ValidationError(f"Capability {', '.join(taken)} already uses this endpoint and method.")
+
+
+class RateLimitConfig(SingletonModel):
+    requests_per_minute = models.PositiveIntegerField(default=60, validators=[MinValueValidator(1)])
+    max_sessions = models.PositiveIntegerField(
+        default=5, validators=[MinValueValidator(1)],
+        help_text="Concurrent live sessions allowed per client address.",
+    )
+
+    class Meta:
+        verbose_name = "rate limit"
+        verbose_name_plural = "rate limit"
+
+    def __str__(self):
+        return f"{self.requests_per_minute}/minute, {self.max_sessions} sessions"
+
+
+class AuditConfig(SingletonModel):
+    enabled = models.BooleanField(default=False)
+    endpoint = models.CharField(
+        max_length=200, default="/.well-known/agents/api/audit/:session_id",
+        validators=[ENDPOINT_PATH],
+        help_text="GET here returns a sealed session's artifact; keep the :session_id placeholder.",
+    )
+
+    class Meta:
+        verbose_name = "audit settings"
+        verbose_name_plural = "audit settings"
+
+    def __str__(self):
+        return "Audit on" if self.enabled else "Audit off"
+
+    def clean(self):
+        if ":session_id" not in self.endpoint.split("/"):
+            raise ValidationError({"endpoint": "The endpoint must contain a :session_id segment."})
+
+
+class Capability(models.Model):
+    name = models.CharField(max_length=100, unique=True, validators=[CAPABILITY_NAME])
+    description = models.CharField(max_length=500, blank=True)
+    endpoint = models.CharField(max_length=200, validators=[ENDPOINT_PATH])
+    method = models.CharField(max_length=6, choices=HTTP_METHODS, default="GET")
+    requires_session = models.BooleanField(default=False)
+    human_handoff = models.BooleanField(
+        default=False, help_text="Returns a URL for a human to complete the action."
+    )
+    enabled = models.BooleanField(default=True)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+        verbose_name_plural = "capabilities"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint", "method"],
+                name="capability_unique_route",
+                violation_error_message="Another capability already uses this endpoint and method.",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        if not self.enabled and self.pk:
+            self._check_can_be_disabled()
+        if (self.endpoint, self.method) in SessionConfig.load().routes():
+            raise ValidationError({"endpoint": "This endpoint and method are used by the session API."})
+
+    def _check_can_be_disabled(self):
+        flows = sorted(
+            Flow.objects.filter(steps__capability_id=self.pk).values_list("name", flat=True).distinct()
+        )
+        if flows:
+            raise ValidationError(
+                {"enabled": f"Flow {', '.join(flows)} uses this capability; remove it from the flow first."}
+            )
+        if not Capability.objects.filter(enabled=True).exclude(pk=self.pk).exists():
+            raise ValidationError({"enabled": "agents.json needs at least one enabled capability."})
+
+
+class CapabilityParam(models.Model):
+    capability = models.ForeignKey(Capability, on_delete=models.CASCADE, related_name="params")
+    name = models.CharField(max_length=100, validators=[PARAM_NAME])
+    type = models.CharField(max_length=10, choices=[(t, t) for t in param_rules.TYPES], default="string")
+    description = models.CharField(max_length=500, blank=True)
+    required = models.BooleanField(default=False)
+    default = models.JSONField(null=True, blank=True, help_text="JSON value, e.g. 20 or \"newest\".")
+    enum = models.JSONField(null=True, blank=True, help_text='JSON list of allowed values, e.g. ["a", "b"].')
+    items = models.JSONField(null=True, blank=True, help_text="JSON object describing array items.")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        verbose_name = "parameter"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["capability", "name"],
+                name="param_unique_name",
+                violation_error_message="This capability already has a parameter with this name.",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        errors = param_rules.descriptor_errors(self.type, self.default, self.enum, self.items)
+        if errors:
+            raise ValidationError(errors)
+
+
+class Flow(models.Model):
+    name = models.CharField(max_length=100, unique=True, validators=[FLOW_NAME])
+    description = models.CharField(max_length=500, blank=True)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        if "\n" in self.description or "\r" in self.description:
+            raise ValidationError({"description": "The description must be one line (agents.txt is line based)."})
+
+
+class FlowStep(models.Model):
+    flow = models.ForeignKey(Flow, on_delete=models.CASCADE, related_name="steps")
+    capability = models.ForeignKey(Capability, on_delete=models.PROTECT, related_name="flow_steps")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return f"{self.flow} step {self.position}: {self.capability}"
+
+    def clean(self):
+        if self.capability_id and not self.capability.enabled:
+            raise ValidationError({"capability": f"{self.capability.name} is disabled; enable it first."})
+
+
+class ConfigRevision(SingletonModel):
+    """Bumped on every configuration change; documents and routes are cached per number."""
+
+    number = models.PositiveBigIntegerField(default=0)
+    changed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "configuration revision"
+
+
+class AgentSession(models.Model):
+    """One agent's session. The bearer token is kept only as its SHA-256 hash."""
+
+    public_id = models.CharField(max_length=40, unique=True)
+    token_hash = models.CharField(max_length=64, unique=True)
+    client_address = models.GenericIPAddressField(unpack_ipv4=True)
+    agent_name = models.CharField(max_length=200, blank=True)
+    agent_version = models.CharField(max_length=100, blank=True)
+    purpose = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=20, blank=True)
+    audited = models.BooleanField(default=False, help_text="Audit was on when the session was created.")
+    # Head of the audit chain, moved under this row's lock so parallel requests never fork it.
+    event_count = models.PositiveIntegerField(default=0)
+    last_event_hash = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["client_address", "expires_at"])]
+
+    def __str__(self):
+        return self.public_id
+
+
+class AuditEvent(models.Model):
+    """One step of a session's hash chain (see audit/hashing.py for the fields' meaning).
+
+    Every audited call inserts one, so the table keeps only the indexes it needs: the
+    (session, seq) constraint's, which also serves every lookup by session, and event_id's.
+    """
+
+    id = RowIdField(primary_key=True)
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="audit_events", db_index=False)
+    seq = models.PositiveIntegerField()
+    event_id = models.CharField(max_length=40, unique=True)
+    timestamp = models.CharField(max_length=32)
+    capability = models.CharField(max_length=100)
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    params = models.JSONField(default=dict)
+    response_status = models.PositiveSmallIntegerField()
+    policy_result = models.CharField(max_length=100)
+    prev_hash = models.CharField(max_length=64, blank=True)
+    event_hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["session", "seq"]
+        constraints = [models.UniqueConstraint(fields=["session", "seq"], name="audit_event_unique_seq")]
+
+    def __str__(self):
+        return f"{self.session_id} #{self.seq} {self.capability}"
+
+
+class AuditArtifact(models.Model):
+    """The signed artifact of an ended session, frozen when it was sealed."""
+
+    session = models.OneToOneField(AgentSession, on_delete=models.CASCADE, related_name="audit_artifact")
+    body = models.JSONField()
+    sealed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-sealed_at"]
+
+    def __str__(self):
+        return f"Artifact of {self.session_id}"
+
+
+class SigningKey(models.Model):
+    """Public halves of every audit signing key used, so old artifacts keep verifying."""
+
+    key_id = models.CharField(max_length=40, unique=True)
+    public_key = models.CharField(max_length=100, help_text="Base64 DER SubjectPublicKeyInfo.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.key_id
+
+
+class IdempotencyRecord(models.Model):
+    """One Idempotency-Key of one scope (a session or a client address) and the answer it got.
+
+    Neither the key nor the answer is readable from the row alone: the key is kept as a hash
+    with its scope, the answer sealed with a key derived from it (see idempotency.py).
+    """
+
+    key_hash = models.CharField(max_length=64, unique=True)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request's method, path and body.")
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Empty while in flight.")
+    response_body = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self):
+        return self.key_hash[:12]
