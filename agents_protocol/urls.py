@@ -20,8 +20,8 @@ urlpatterns = [
     path(at(interop.AGENT_CARD_PATH), views.document_view("agent-card.json"), name="agent_card"),
     path(at(interop.OPENAPI_PATH), views.document_view("openapi.json"), name="openapi"),
     path(at(interop.A2A_RPC_PATH), a2a.rpc, name="a2a_rpc"),
-    path(at(interop.PACTSPEC_INVOKE_PATH), pactspec_views.dispatch, name="pactspec_dispatch"),
-    path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>"), pactspec_views.invoke_skill, name="pactspec_skill"),
+    path(at(interop.PACTSPEC_INVOKE_PATH), pactspec_views.invoke, name="pactspec_dispatch"),
+    path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>"), pactspec_views.invoke, name="pactspec_skill"),
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>/tests.json"), pactspec_views.test_suite,
          name="pactspec_test_suite"),
 ]

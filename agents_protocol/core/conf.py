@@ -12,8 +12,21 @@ AUDIT_RETENTION_DAYS  sealed artifacts older than this are removed by `agents_au
 TRUSTED_PROXY_COUNT how many reverse proxies in front of the site append to X-Forwarded-For.
                     0 (default) ignores the header: the client address is REMOTE_ADDR, which a
                     client cannot forge. With n, it is the n-th entry from the right.
+
+The steps of the agent pipeline, as Django REST framework's DEFAULT_* settings name them, so
+a shop swaps one (a subclass of ours, usually) without touching the others. Every transport
+(agent API, A2A, PactSpec) runs them (http/pipeline.py):
+
+AUTHENTICATION_CLASSES  who is calling: the agent session of the three token headers.
+PERMISSION_CLASSES      whether the call may go on: a capability that requires a session needs one.
+THROTTLE_CLASSES        requests_per_minute per session, else per client address (X-RateLimit-*).
+PARSER_CLASSES          JSON bodies, with the size, nesting, NaN and duplicate-key guards.
+RENDERER_CLASSES        the JSON codec every answer is written with.
+EXCEPTION_HANDLER       every refusal and failure as the protocol's envelope.
 """
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.utils.module_loading import import_string
 
 DEFAULTS = {
     "PROVIDER": None,
@@ -24,9 +37,47 @@ DEFAULTS = {
     "SIGNING_KEY_FILE": None,
     "AUDIT_RETENTION_DAYS": 30,
     "TRUSTED_PROXY_COUNT": 0,
+    "AUTHENTICATION_CLASSES": ["agents_protocol.http.authentication.AgentSessionAuthentication"],
+    "PERMISSION_CLASSES": ["agents_protocol.http.permissions.SessionWhenRequired"],
+    "THROTTLE_CLASSES": ["agents_protocol.http.throttling.AgentRateThrottle"],
+    "PARSER_CLASSES": ["agents_protocol.http.parsers.AgentJSONParser"],
+    "RENDERER_CLASSES": ["agents_protocol.http.renderers.AgentJSONRenderer"],
+    "EXCEPTION_HANDLER": "agents_protocol.http.exceptions.envelope_exception_handler",
 }
+PIPELINE_STEPS = ("AUTHENTICATION_CLASSES", "PERMISSION_CLASSES", "THROTTLE_CLASSES", "PARSER_CLASSES",
+                  "RENDERER_CLASSES", "EXCEPTION_HANDLER")
 
 
 def get_setting(name):
     overrides = getattr(settings, "AGENTS_PROTOCOL", {})
     return overrides.get(name, DEFAULTS[name])
+
+
+class PipelineSteps:
+    """The pipeline's step classes, imported once (again after a settings change), like DRF's api_settings."""
+
+    def __init__(self):
+        self._imported = {}
+
+    def __getattr__(self, name):
+        if name not in PIPELINE_STEPS:
+            raise AttributeError(name)
+        if name not in self._imported:
+            value = get_setting(name)
+            self._imported[name] = import_string(value) if isinstance(value, str) else [
+                import_string(path) for path in value]
+        return self._imported[name]
+
+    def reload(self):
+        self._imported.clear()
+
+
+pipeline_steps = PipelineSteps()
+
+
+def _reload_steps(setting, **kwargs):
+    if setting == "AGENTS_PROTOCOL":
+        pipeline_steps.reload()
+
+
+setting_changed.connect(_reload_steps)

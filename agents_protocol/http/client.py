@@ -36,3 +36,9 @@ def client_address(request):
         return str(ipaddress.ip_address(hops[-trusted]))
     except ValueError:
         return remote
+
+
+def request_origin(request):
+    """`scheme://host[:port]` the request was made to; get_host() refuses a host outside
+    ALLOWED_HOSTS. (What build_absolute_uri("/") gives without its slash, at half the cost.)"""
+    return f"{request.scheme}://{request.get_host()}"

@@ -1,19 +1,17 @@
 """The well-known discovery documents. Plain Django views: no session, no CSRF, no templates."""
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
 from django.views.decorators.csrf import csrf_exempt
 
+from agents_protocol.core import codec
 from agents_protocol.core.conf import get_setting
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.http.client import request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
+from agents_protocol.http.exceptions import envelope_of
 from agents_protocol.http.publishing import published_document
 
 READ_METHODS = ("GET", "HEAD")
-
-
-def request_origin(request):
-    """`scheme://host[:port]` the request was made to; get_host() refuses a host outside
-    ALLOWED_HOSTS. (What build_absolute_uri("/") gives without its slash, at half the cost.)"""
-    return f"{request.scheme}://{request.get_host()}"
 
 
 def _document_response(request, kind):
@@ -31,9 +29,8 @@ def _document_response(request, kind):
 
 
 def _method_not_allowed():
-    response = JsonResponse(
-        {"ok": False, "error": "This document is read-only; use GET.", "code": "method_not_allowed"}, status=405
-    )
+    refusal = CapabilityError(405, "method_not_allowed", "This document is read-only; use GET.")
+    response = HttpResponse(codec.encode(envelope_of(refusal)), status=405, content_type="application/json")
     response["Allow"] = "GET, HEAD, OPTIONS"
     return allow_any_origin(response)
 

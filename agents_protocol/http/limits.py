@@ -37,6 +37,7 @@ class Usage:
     limit: int
     remaining: int
     reset_seconds: int
+    exceeded: bool = False
 
     @property
     def headers(self):
@@ -62,13 +63,14 @@ def address_key(address_text):
     return f"address:{address}"
 
 
-def enforce(request, session=None, rate_limit=None):
-    """Count this call once (later calls for the same request do nothing); 429 past the limit.
+def count(request, session=None, rate_limit=None):
+    """Count this call once (later calls for the same request count nothing): its Usage, or None
+    when counting is off. A cache that cannot count is a 503 CapabilityError.
 
-    `rate_limit` is the snapshot's RateLimitSpec when the caller has one at hand.
+    `request` is Django's HttpRequest; `rate_limit` the snapshot's RateLimitSpec when the caller has it.
     """
     if hasattr(request, USAGE_ATTRIBUTE):
-        return
+        return getattr(request, USAGE_ATTRIBUTE)
     limit = (rate_limit or current_config().rate_limit).requests_per_minute
     key = rate_key(request, session)
     setattr(request, USAGE_ATTRIBUTE, None)  # counted, or tried: never twice
@@ -80,16 +82,36 @@ def enforce(request, session=None, rate_limit=None):
         raise CapabilityError(503, "backend_unavailable", "The shop's cache is unavailable; retry shortly.",
                               headers={"Retry-After": "5"}) from error
     if counted is None:  # RATELIMIT_ENABLE = False
-        return
+        return None
     # time_left is how many whole seconds the window's last second lies ahead; it frees a second later.
-    usage = Usage(limit, max(0, limit - counted["count"]), counted["time_left"] + 1)
+    usage = Usage(limit, max(0, limit - counted["count"]), counted["time_left"] + 1, counted["should_limit"])
     setattr(request, USAGE_ATTRIBUTE, usage)
-    if counted["should_limit"]:
-        raise CapabilityError(
-            429, "rate_limited",
-            f"Too many requests: the limit is {limit} per minute. Retry in {usage.reset_seconds} seconds.",
-            headers={**usage.headers, "Retry-After": str(usage.reset_seconds)},
-        )
+    return usage
+
+
+def enforce(request, session=None, rate_limit=None):
+    """Count this call (once per request) and refuse it with a 429 CapabilityError past the limit."""
+    usage = count(request, session, rate_limit)
+    if usage is not None and usage.exceeded:
+        raise rate_limited(usage)
+
+
+def rate_limited(usage):
+    return CapabilityError(
+        429, "rate_limited",
+        f"Too many requests: the limit is {usage.limit} per minute. Retry in {usage.reset_seconds} seconds.",
+        headers={**usage.headers, "Retry-After": str(usage.reset_seconds)},
+    )
+
+
+def counted(request):
+    """True once this request was counted (or counting was tried)."""
+    return hasattr(request, USAGE_ATTRIBUTE)
+
+
+def usage_of(request):
+    """The Usage of a counted call, else None."""
+    return getattr(request, USAGE_ATTRIBUTE, None)
 
 
 def response_headers(request):

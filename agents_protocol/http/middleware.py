@@ -1,6 +1,7 @@
 """Answer the discovery documents and the agent API before the rest of the middleware stack.
 
-Endpoints are data (admin can move them), so they cannot live in a static URLconf.
+Endpoints are data (admin can move them under /.well-known/), so they cannot live in a
+static URLconf.
 This middleware sits early in the stack: agent calls and the well-known documents skip
 sessions, CSRF, auth and messages, which they do not use. It reads the configuration
 once and pins it for the whole request (config.pinned_config).
@@ -8,11 +9,13 @@ once and pins it for the whole request (config.pinned_config).
 from django.db import DatabaseError
 from django.http import HttpResponse
 
+from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
 from agents_protocol.documents import interop
+from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import document_view
-from agents_protocol.http.envelope import encode
-from agents_protocol.http.routing import API_PREFIX, is_api_path
+from agents_protocol.http.exceptions import database_unavailable, envelope_of
+from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
 
 # The same views agents_protocol.urls names (reverse() and check E006 use those routes).
@@ -27,18 +30,23 @@ DOCUMENT_VIEWS = {
 
 
 class AgentsApiMiddleware:
+    """Serves the documents and the agent API; any other request passes through untouched,
+    without a look at the configuration (endpoints are all under /.well-known/, models.py)."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        document = DOCUMENT_VIEWS.get(request.path_info)
+        if document is None and not request.path.startswith(WELL_KNOWN):
+            return self.get_response(request)
         try:
             config = current_config()
         except DatabaseError:
-            if not request.path.startswith(API_PREFIX):
+            if document is None and not request.path.startswith(API_PREFIX):
                 raise
             return backend_unavailable()
         with pinned_config(config):
-            document = DOCUMENT_VIEWS.get(request.path_info)
             if document is not None:
                 return with_content_length(document(request))
             if not is_api_path(config, request.path):
@@ -53,8 +61,7 @@ def with_content_length(response):
 
 
 def backend_unavailable():
-    body = {"ok": False, "error": "The shop's database is unavailable; retry shortly.", "code": "backend_unavailable"}
-    response = HttpResponse(encode(body), status=503, content_type="application/json")
+    response = HttpResponse(codec.encode(envelope_of(database_unavailable())), status=503,
+                            content_type="application/json")
     response["Retry-After"] = "5"
-    response["Access-Control-Allow-Origin"] = "*"
-    return response
+    return allow_any_origin(response)

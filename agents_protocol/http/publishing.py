@@ -1,13 +1,11 @@
 """The discovery documents as ready-to-send bytes, rendered once per revision and origin."""
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 
-import simplejson
-
 from agents_protocol.audit.keys import public_key_b64
 from agents_protocol.audit.signing import signing_key
+from agents_protocol.core import codec
 from agents_protocol.core.config import current_config
 from agents_protocol.core.examples import capture_examples
 from agents_protocol.documents.a2a_card import build_agent_card
@@ -34,9 +32,8 @@ def _publish(body, content_type):
 
 
 def render_agents_json(config, origin):
-    document = build_agents_json(config, origin, public_key_b64(signing_key().verify_key) if config.audit.enabled else None)
-    body = json.dumps(document, indent=2, ensure_ascii=False).encode() + b"\n"
-    return _publish(body, JSON_CONTENT_TYPE)
+    public_key = public_key_b64(signing_key().verify_key) if config.audit.enabled else None
+    return _publish_json(build_agents_json(config, origin, public_key))
 
 
 def render_agents_txt(config, origin):
@@ -48,9 +45,7 @@ def render_llms_txt(config, origin):
 
 
 def _publish_json(document):
-    """Money in captured examples is Decimal: simplejson writes it as on the wire (36.00)."""
-    body = simplejson.dumps(document, indent=2, ensure_ascii=False, use_decimal=True).encode() + b"\n"
-    return _publish(body, JSON_CONTENT_TYPE)
+    return _publish(codec.encode_document(document), JSON_CONTENT_TYPE)
 
 
 def render_pactspec(config, origin):

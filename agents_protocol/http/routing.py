@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+WELL_KNOWN = "/.well-known/"  # where every endpoint lives (models.ENDPOINT_PATH)
 API_PREFIX = "/.well-known/agents/api"
 
 SESSION_CREATE, SESSION_DELETE, AUDIT = "session.create", "session.delete", "audit"

@@ -7,32 +7,24 @@ ErrorInfo (reason: the protocol's code in capitals; metadata: `code`, `status`) 
 parameter problems, a google.rpc BadRequest with one field violation per parameter.
 Authentication and rate limits are answered at the HTTP level (401, 429), as A2A asks.
 No tasks are kept: every call completes in its answer.
+
+A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
+guards, parameter validation, Idempotency-Key and audit as the agent API.
 """
-import json
-import logging
 import uuid
 
-from django.views.decorators.csrf import csrf_exempt
+from rest_framework.response import Response
 
-from agents_protocol.core.config import current_config
-from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import find_capability
-from agents_protocol.http.body import read_body
-from agents_protocol.http.cors import preflight_response
-from agents_protocol.http.documents import request_origin
-from agents_protocol.http.invocation import invoke_for_request
-from agents_protocol.http.json_http import (
-    json_response,
-    method_not_allowed,
-    over_limit,
-    with_rate_limit_headers,
-)
-
-logger = logging.getLogger("agents_protocol.transports.a2a")
+from agents_protocol.http.parsers import check_declared_length
+from agents_protocol.http.pipeline import AgentView
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = -32004, -32009
 HTTP_LEVEL_STATUSES = (401, 429)
+MALFORMED_BODY_CODES = {"invalid_json": PARSE_ERROR, "payload_too_large": INVALID_REQUEST,
+                        "unsupported_media_type": INVALID_REQUEST, "invalid_request": INVALID_REQUEST,
+                        "method_not_allowed": INVALID_REQUEST}
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
 ERROR_DOMAIN = "agents-protocol"
@@ -40,67 +32,68 @@ SUPPORTED_VERSION = "1."
 
 
 class RpcError(Exception):
-    def __init__(self, code, message, data=None, status=200, headers=None):
+    """A refusal of the JSON-RPC layer itself (not of a capability)."""
+
+    def __init__(self, code, message, data=None):
         super().__init__(message)
-        self.code, self.message, self.data, self.status, self.headers = code, message, data, status, headers
+        self.code, self.message, self.data = code, message, data
 
 
-@csrf_exempt
-def rpc(request):
-    if request.method == "OPTIONS":
-        return preflight_response(["POST", "OPTIONS"])
-    if request.method != "POST":
-        return method_not_allowed(["POST"])
-    request_id = None
-    try:
-        payload = _parse(request)
-        request_id = payload.get("id")
-        response = json_response({"jsonrpc": "2.0", "id": request_id, "result": _dispatch(request, payload)})
-    except RpcError as error:
-        limited = over_limit(request)
-        response = _error_response(request_id, _refusal(limited) if limited else error)
-    except Exception:
-        logger.exception("Unexpected error in the A2A endpoint")
-        response = _error_response(request_id, RpcError(INTERNAL_ERROR, "Something went wrong on our side; retry."))
-    return with_rate_limit_headers(request, response)
+class A2AView(AgentView):
+    rpc_id = None
+    message = None
+
+    def resolve(self, request, *args, **kwargs):
+        check_declared_length(request._request)
+        payload = request.data
+        if not isinstance(payload, dict) or payload.get("jsonrpc") != "2.0" or not isinstance(payload.get("method"), str):
+            raise RpcError(INVALID_REQUEST, "Send one JSON-RPC 2.0 request object with a method.")
+        if isinstance(payload.get("id"), bool) or not isinstance(payload.get("id"), (str, int, type(None))):
+            raise RpcError(INVALID_REQUEST, "The id must be a string, an integer or null.")
+        self.rpc_id = payload.get("id")
+        if payload["method"] != "SendMessage":
+            raise RpcError(METHOD_NOT_FOUND, f"Method {payload['method']!r} not found; this agent serves SendMessage.")
+        version = request.headers.get("A2A-Version", "")
+        if version and not version.startswith(SUPPORTED_VERSION):
+            raise RpcError(VERSION_NOT_SUPPORTED, f"A2A version {version} is not supported; use 1.0.")
+        self.message = _message(payload.get("params"))
+        skill, self.skill_input = _skill_call(self.message)
+        self.capability = find_capability(self.config, skill)
+        if self.capability is None:
+            raise RpcError(INVALID_PARAMS, f"No skill {skill!r}; see the skills of /.well-known/agent-card.json.",
+                           _details("unknown_skill", 400, {"skill": "Must be the id of a skill in the Agent Card."}))
+        self.requires_session = self.capability.requires_session
+
+    def post(self, request, *args, **kwargs):
+        outcome = self.call_capability(self.skill_input)
+        if isinstance(outcome, Response):
+            return outcome
+        return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": {"message": _answer(self.message, outcome)}})
+
+    def handle_exception(self, exc):
+        if isinstance(exc, RpcError):
+            over_limit = self.count_refused_call()
+            if over_limit is None:
+                return self.error_response(exc.code, exc.message, exc.data)
+            exc = over_limit
+        refusal = self.refuse(exc)
+        status = refusal.status if refusal.status in HTTP_LEVEL_STATUSES else 200
+        return self.error_response(_rpc_code(refusal), refusal.message,
+                                   _details(refusal.code, refusal.status, refusal.fields), status, refusal.headers)
+
+    def error_response(self, code, message, data, status=200, headers=None):
+        error = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        return Response({"jsonrpc": "2.0", "id": self.rpc_id, "error": error}, status=status, headers=headers)
 
 
-def _parse(request):
-    try:
-        payload = json.loads(read_body(request), parse_constant=_reject_constant)
-    except CapabilityError as error:
-        raise RpcError(INVALID_REQUEST, error.message) from None
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise RpcError(PARSE_ERROR, "The body is not valid JSON.") from None
-    if not isinstance(payload, dict) or payload.get("jsonrpc") != "2.0" or not isinstance(payload.get("method"), str):
-        raise RpcError(INVALID_REQUEST, "Send one JSON-RPC 2.0 request object with a method.")
-    if isinstance(payload.get("id"), bool) or not isinstance(payload.get("id"), (str, int, type(None))):
-        raise RpcError(INVALID_REQUEST, "The id must be a string, an integer or null.")
-    return payload
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _dispatch(request, payload):
-    if payload["method"] != "SendMessage":
-        raise RpcError(METHOD_NOT_FOUND, f"Method {payload['method']!r} not found; this agent serves SendMessage.")
-    version = request.headers.get("A2A-Version", "")
-    if version and not version.startswith(SUPPORTED_VERSION):
-        raise RpcError(VERSION_NOT_SUPPORTED, f"A2A version {version} is not supported; use 1.0.")
-    message = _message(payload.get("params"))
-    skill, skill_input = _skill_call(message)
-    config = current_config()
-    capability = find_capability(config, skill)
-    if capability is None:
-        raise RpcError(INVALID_PARAMS, f"No skill {skill!r}; see the skills of /.well-known/agent-card.json.",
-                       _details("unknown_skill", 400, {"skill": "Must be the id of a skill in the Agent Card."}))
-    try:
-        data = invoke_for_request(request, config, capability, skill_input, request_origin(request))
-    except CapabilityError as error:
-        raise _refusal(error) from None
-    return {"message": _answer(message, data)}
+def _rpc_code(refusal):
+    if refusal.code in MALFORMED_BODY_CODES:
+        return MALFORMED_BODY_CODES[refusal.code]
+    if refusal.status == 501:
+        return UNSUPPORTED_OPERATION
+    return INTERNAL_ERROR if refusal.status >= 500 else INVALID_PARAMS
 
 
 def _message(params):
@@ -137,15 +130,6 @@ def _whole_numbers(value):
     return value
 
 
-def _refusal(error):
-    if error.status == 501:
-        code = UNSUPPORTED_OPERATION
-    else:
-        code = INTERNAL_ERROR if error.status >= 500 else INVALID_PARAMS
-    status = error.status if error.status in HTTP_LEVEL_STATUSES else 200
-    return RpcError(code, error.message, _details(error.code, error.status, error.fields), status, error.headers)
-
-
 def _details(code, status, fields=None):
     """A2A's error details: why (ErrorInfo), and which parameters (BadRequest)."""
     details = [{
@@ -171,8 +155,4 @@ def _answer(message, data):
     return answer
 
 
-def _error_response(request_id, error):
-    body = {"code": error.code, "message": error.message}
-    if error.data is not None:
-        body["data"] = error.data
-    return json_response({"jsonrpc": "2.0", "id": request_id, "error": body}, error.status, error.headers)
+rpc = A2AView.as_view()

@@ -1,0 +1,64 @@
+"""The one JSON codec of the app: every answer, document and parsed body goes through it.
+
+Money travels as Decimal and is written as a JSON number with its two decimals (56.00),
+which the standard library cannot do; simplejson can. NaN and Infinity are refused both
+ways: they are not JSON, and a client's parser would choke on them. (A literal beyond a double,
+1e400, decodes to infinity, which the capability schema then refuses for its parameter.)
+"""
+import simplejson
+
+# Deeper bodies are refused before anything walks them recursively.
+MAX_NESTING = 32
+
+
+class MalformedJSON(ValueError):
+    """The text is not the JSON the app accepts; the message says why, for the agent."""
+
+
+def encode(value):
+    """Compact UTF-8 JSON bytes: the wire form of every API answer."""
+    return simplejson.dumps(value, use_decimal=True, allow_nan=False, ensure_ascii=False,
+                            separators=(",", ":")).encode()
+
+
+def encode_document(value):
+    """Indented UTF-8 JSON bytes with a final newline: the published documents."""
+    return simplejson.dumps(value, use_decimal=True, allow_nan=False, ensure_ascii=False, indent=2).encode() + b"\n"
+
+
+def decode(body):
+    """The value of a JSON text (bytes or str); MalformedJSON for invalid JSON, NaN or Infinity,
+    a key given twice in one object, or nesting deeper than MAX_NESTING."""
+    try:
+        value = simplejson.loads(body, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except MalformedJSON:
+        raise
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise MalformedJSON("The request body is not valid JSON.") from None
+    if nesting_depth(value) > MAX_NESTING:
+        raise MalformedJSON(f"The request body nests deeper than {MAX_NESTING} levels.")
+    return value
+
+
+def nesting_depth(value):
+    """How deeply objects and arrays nest (1 for a flat object); iterative, so any depth is safe."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        current, depth = pending.pop()
+        if isinstance(current, dict):
+            current = list(current.values())
+        if isinstance(current, list):
+            deepest = max(deepest, depth)
+            pending.extend((item, depth + 1) for item in current)
+    return deepest
+
+
+def _reject_constant(name):
+    raise MalformedJSON(f"The request body is not valid JSON ({name} is not a JSON number).")
+
+
+def _unique_keys(pairs):
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise MalformedJSON("The request body is not valid JSON for this API: an object repeats a key.")
+    return value

@@ -1,0 +1,59 @@
+"""Who is calling: the agent session whose token one of the three accepted headers carries.
+
+A DRF authentication class, so a shop can also put it on its own DRF APIs
+(`authentication_classes = [AgentSessionAuthentication]`): `request.auth` is then the live
+AgentSession and `request.user` an AgentUser.
+"""
+from rest_framework.authentication import BaseAuthentication
+
+from agents_protocol.core.config import current_config
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.http.client import token_from_headers
+from agents_protocol.http.sessions import authenticate
+
+REALM_HEADER = 'Bearer realm="agents"'
+REFUSAL_ATTRIBUTE = "agents_session_refusal"
+
+
+class AgentUser:
+    """request.user for a call made in an agent session (not a Django user)."""
+
+    is_authenticated = True
+    is_anonymous = False
+    is_staff = False
+    is_superuser = False
+
+    def __init__(self, session):
+        self.session = session
+
+    def __str__(self):
+        return f"agent session {self.session.public_id}"
+
+
+class AgentSessionAuthentication(BaseAuthentication):
+    """`Authorization: Bearer <t>` (preferred), `X-Session-Token` or `X-Agent-Session`.
+
+    No token authenticates nobody. A token that is not a live session authenticates nobody
+    either, so a capability that works without a session still answers (counted against the
+    client address); why the token was refused is kept on the request (`refusal_of`), so one
+    that requires a session answers the exact 401: session_invalid, session_expired or session_ended.
+    """
+
+    def authenticate(self, request):
+        token = token_from_headers(request)
+        if not token:
+            return None
+        try:
+            session = authenticate(token, current_config().session.create_endpoint)
+        except CapabilityError as refusal:
+            setattr(request._request, REFUSAL_ATTRIBUTE, refusal)
+            return None
+        return AgentUser(session), session
+
+    def authenticate_header(self, request):
+        return REALM_HEADER
+
+
+def refusal_of(request):
+    """Why the request's token authenticated no session (a 401 CapabilityError), or None."""
+    return getattr(request._request, REFUSAL_ATTRIBUTE, None)

@@ -1,0 +1,255 @@
+"""The one pipeline every transport runs (agent API, A2A, PactSpec): a Django REST framework view.
+
+DRF's own lifecycle is the pipeline, and each step is a DRF class a shop can swap from the
+AGENTS_PROTOCOL settings (core/conf.py):
+
+    initial()    the transport finds the call (`resolve`: a configured route, a JSON-RPC
+                 message …), guarding the body's declared size (413)
+                 → authentication: the agent session of the token headers
+                 → permission: a session where the capability requires one (401)
+                 → throttle: requests_per_minute per session, else per client address (429)
+    handler      parameters through the parser and the capability schema (400)
+                 → Idempotency-Key (replay, 409, 422) → the capability's handler → the provider,
+                 which may append the call's audit event in its own transaction (record_change)
+    finalize     the renderer writes the answer (data JSON cannot carry is a 500)
+                 → the call's audit event, refusals included → the answer kept for replays
+                 → X-RateLimit-*, X-Request-ID, Cache-Control: no-store, CORS
+
+A call refused before it was counted (404, 405, 413, 401 …) is counted against the client
+address, so refusals buy no free budget. A transport is a subclass: it says how it finds the
+call (`resolve`) and writes its answers; everything else is here, once.
+"""
+import logging
+import uuid
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agents_protocol.audit.chain import PendingEvent, record_event
+from agents_protocol.core.conf import pipeline_steps
+from agents_protocol.core.config import current_config
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.invocation import run_handler
+from agents_protocol.core.schema import validate_params
+from agents_protocol.http import idempotency, limits
+from agents_protocol.http.client import client_address, request_origin
+from agents_protocol.http.cors import allow_any_origin, preflight_response
+from agents_protocol.http.exceptions import refusal_for
+from agents_protocol.http.parsers import AgentContentNegotiation
+
+logger = logging.getLogger("agents_protocol.api")
+
+
+def method_not_allowed(allowed):
+    return CapabilityError(405, "method_not_allowed", f"Use {' or '.join(allowed)} on this endpoint.",
+                           headers={"Allow": ", ".join([*allowed, "OPTIONS"])})
+
+
+class AgentView(APIView):
+    """The pipeline. Subclasses implement `resolve` and their HTTP method handlers, which call
+    `call_capability` for the capability `resolve` found."""
+
+    content_negotiation_class = AgentContentNegotiation
+    capability = None  # the CapabilitySpec this call runs, found by resolve()
+    requires_session = False  # read by the permission step
+    counts_per_session = True  # read by the throttle step: False counts every call per address
+
+    # DRF's policies, read from AGENTS_PROTOCOL (imported once per settings change).
+    def get_authenticators(self):
+        return [step() for step in pipeline_steps.AUTHENTICATION_CLASSES]
+
+    def get_permissions(self):
+        return [step() for step in pipeline_steps.PERMISSION_CLASSES]
+
+    def get_throttles(self):
+        return [step() for step in pipeline_steps.THROTTLE_CLASSES]
+
+    def get_parsers(self):
+        return [step() for step in pipeline_steps.PARSER_CLASSES]
+
+    def get_renderers(self):
+        return [step() for step in pipeline_steps.RENDERER_CLASSES]
+
+    def get_exception_handler(self):
+        return pipeline_steps.EXCEPTION_HANDLER
+
+    @property
+    def default_response_headers(self):
+        return {}  # no Allow or Vary on every answer: Allow goes with 405 only
+
+    @cached_property
+    def request_id(self):
+        return uuid.uuid4().hex
+
+    @cached_property
+    def origin(self):
+        return request_origin(self.request)
+
+    def dispatch(self, request, *args, **kwargs):
+        if request.method == "OPTIONS":  # the CORS preflight: nothing to authenticate or count
+            return preflight_response(self.preflight_methods(request))
+        return super().dispatch(request, *args, **kwargs)
+
+    def preflight_methods(self, request):
+        return self.allowed_methods
+
+    def initial(self, request, *args, **kwargs):
+        self.refusal = self.audited_call = self.idempotency_claim = None
+        self.config = current_config()
+        if not hasattr(self, request.method.lower()):
+            self.http_method_not_allowed(request)
+        self.resolve(request, *args, **kwargs)
+        super().initial(request, *args, **kwargs)
+
+    def resolve(self, request, *args, **kwargs):
+        """Find the call: set `capability` and `requires_session` (and whatever the transport needs)."""
+        raise NotImplementedError
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        raise method_not_allowed([method for method in self.allowed_methods if method != "OPTIONS"])
+
+    def check_throttles(self, request):
+        if self.capability is not None and request.auth is not None:
+            self.audited_call = AuditedCall(request.auth, self.capability.name)  # a 429 is audited too
+        super().check_throttles(request)
+
+    def throttled(self, request, wait):
+        usage = limits.usage_of(request._request)
+        if usage is not None:
+            raise limits.rate_limited(usage)
+        super().throttled(request, wait)
+
+    def call_capability(self, body, query=None, path=None):
+        """Parameters → Idempotency-Key → handler → provider: the capability's data, or the
+        Response stored for a replayed Idempotency-Key."""
+        capability, session = self.capability, self.request.auth
+        params = validate_params(capability.params, body, query or {}, path or {})
+        if self.audited_call is not None:
+            self.audited_call.params = params
+        replay = self.replay_or_claim(session, body)
+        if replay is not None:
+            if self.audited_call is not None:
+                self.audited_call.replayed = True
+            return replay
+        pending = self.audited_call.prepare(self.request) if self.audited_call else None
+        data = run_handler(self.config, capability, params, session, self.origin,
+                           append_audit_event=pending.append if pending else None)
+        if self.audited_call is not None:
+            self.audited_call.handled = True
+        return data
+
+    def replay_or_claim(self, session, body):
+        """For a POST with an Idempotency-Key: the stored answer, or None once the key is claimed."""
+        request = self.request._request
+        key = idempotency.key_from(request) if request.method == "POST" else None
+        if key is None:
+            return None
+        scope = idempotency.scope_for(session, client_address(request))
+        outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path, body))
+        if isinstance(outcome, idempotency.Replay):
+            return Response(outcome.body, status=outcome.status, headers={"Idempotent-Replayed": "true"})
+        self.idempotency_claim = outcome
+        return None
+
+    def handle_exception(self, exc):
+        """Answer the refusal through the exception handler, as one CapabilityError."""
+        return super().handle_exception(self.refuse(exc))
+
+    def refuse(self, exc):
+        """The call's refusal for `exc` (kept for the audit event); a 429 when counting the
+        refused call against the client address went over the limit."""
+        self.refusal = self.count_refused_call() or refusal_for(exc, self.request_id)
+        return self.refusal
+
+    def count_refused_call(self):
+        """Count a call refused before it was counted against the client address: the 429 (or
+        503) CapabilityError that counting raised, else None."""
+        request = self.request._request
+        if limits.counted(request):
+            return None
+        try:
+            limits.enforce(request)
+        except CapabilityError as over_limit:
+            return over_limit
+        except Exception:  # the configuration itself could not be read: the refusal says so already
+            logger.debug("Could not count a refused call", exc_info=True)
+        return None
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if isinstance(response, Response):
+            try:
+                response.render()  # here, so data JSON cannot carry becomes the 500 envelope
+            except Exception as error:
+                response = super().finalize_response(request, self.handle_exception(error), *args, **kwargs)
+                response.render()
+        self.record(response)
+        self.keep_for_replay(response)
+        for name, value in limits.response_headers(request._request).items():
+            response[name] = value
+        response["X-Request-ID"] = self.request_id
+        response["Cache-Control"] = "no-store"
+        return allow_any_origin(response)
+
+    def outcome(self, response):
+        """(status, code) of the call, as its audit event records it."""
+        if self.refusal is not None:
+            return self.refusal.status, self.refusal.code
+        return response.status_code, None
+
+    def record(self, response):
+        """Append this call to its session's audit chain, refused and failed calls included.
+
+        A handler that recorded its change (CallContext.record_change) appended the event
+        already, in the transaction of the change: kept if the handler then returned, or if
+        that transaction committed before the handler failed. Otherwise the event made before
+        the call is appended here when the call succeeded, or an event of the failure.
+        """
+        call = self.audited_call
+        if call is None or call.recorded_by_handler:
+            return
+        status, code = self.outcome(response)
+        policy_result = "replayed" if call.replayed else f"refused:{code}" if code else "allowed"
+        try:
+            if call.pending and not call.pending.appended and (status, policy_result) == (200, "allowed"):
+                call.pending.append()
+            else:
+                record_event(call.session, capability=call.capability, method=self.request.method,
+                             path=self.request.path, params=call.params, response_status=status,
+                             policy_result=policy_result)
+        except Exception:
+            # The call has already happened; losing its record is logged, never hidden behind a 500.
+            logger.exception("Could not record the audit event (request id %s)", self.request_id)
+
+    def keep_for_replay(self, response):
+        """Store this answer under the Idempotency-Key it claimed (or release the key)."""
+        if self.idempotency_claim is None:
+            return
+        try:
+            idempotency.finish(self.idempotency_claim, response.status_code, response.data)
+        except Exception:
+            # The answer is on its way; the key stays in flight until IN_FLIGHT_LEASE, then runs again.
+            logger.exception("Could not store the answer for its Idempotency-Key (request id %s)", self.request_id)
+
+
+@dataclass
+class AuditedCall:
+    session: object
+    capability: str
+    params: dict = field(default_factory=dict)
+    replayed: bool = False
+    pending: PendingEvent | None = None
+    handled: bool = False  # the handler returned
+
+    @property
+    def recorded_by_handler(self):
+        return self.pending is not None and self.pending.appended and (self.handled or self.pending.settled)
+
+    def prepare(self, request):
+        """The event of this call succeeding, made before the handler runs."""
+        self.pending = PendingEvent(self.session, capability=self.capability, method=request.method,
+                                    path=request.path, params=self.params, response_status=200,
+                                    policy_result="allowed")
+        return self.pending

@@ -1,0 +1,19 @@
+"""The rate limit as a DRF throttle: django-ratelimit's count (limits.py), X-RateLimit-* headers."""
+from rest_framework.throttling import BaseThrottle
+
+from agents_protocol.http import limits
+
+
+class AgentRateThrottle(BaseThrottle):
+    """`requests_per_minute` of the configuration: per session when the view counts per session
+    and the call has one, else per client address. The exception handler writes the 429."""
+
+    usage = None
+
+    def allow_request(self, request, view):
+        session = request.auth if getattr(view, "counts_per_session", True) else None
+        self.usage = limits.count(request._request, session, view.config.rate_limit)
+        return self.usage is None or not self.usage.exceeded
+
+    def wait(self):
+        return self.usage.reset_seconds if self.usage else None
