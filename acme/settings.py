@@ -14,7 +14,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from acme.cache_dir import default_cache_dir
+from acme.embedded.cache_dir import default_cache_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -121,7 +121,7 @@ WSGI_APPLICATION = "acme.wsgi.application"
 
 SQLITE_OPTIONS = {
     # WAL lets readers proceed while one writer works; IMMEDIATE takes the write
-    # lock at BEGIN so concurrent writers queue (acme.write_lock, then the busy timeout)
+    # lock at BEGIN so concurrent writers queue (acme.embedded.write_lock, then the busy timeout)
     # instead of failing.
     # Reads through a 256 MiB memory map share the OS page cache between workers instead of
     # copying pages in: a 100k-product search reads 1,000 rows in a third less time.
@@ -138,7 +138,7 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["ENGINE"] = "acme.sqlite"  # Django's, with writers queued (acme/write_lock.py)
+    DATABASES["default"]["ENGINE"] = "acme.embedded.sqlite"  # Django's, with writers queued (acme/embedded/write_lock.py)
     DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
     DATABASES["default"].setdefault("TEST", {})["NAME"] = str(DATA_DIR / "test_db.sqlite3")
 else:
@@ -147,7 +147,7 @@ else:
 # The cache holds the API's rate-limit counters, so every worker and every instance must
 # share it and increment atomically (django-ratelimit refuses LocMem, file and database
 # caches). Embedded: diskcache, SQLite files in CACHE_DIR shared by the processes of one
-# host, by default a private directory in shared memory (acme/cache_dir.py says why);
+# host, by default a private directory in shared memory (acme/embedded/cache_dir.py says why);
 # django-ratelimit's check prints W001 for it ("not officially supported"), see
 # docs/deploy.md. Scale-out: Redis.
 REDIS_URL = os.environ.get("REDIS_URL")
@@ -162,7 +162,7 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "acme.cache.PersistentDiskCache",  # diskcache.DjangoCache, kept open between requests
+            "BACKEND": "acme.embedded.cache.PersistentDiskCache",  # diskcache.DjangoCache, kept open between requests
             "LOCATION": os.environ.get("CACHE_DIR") or str(default_cache_dir(DATA_DIR)),
             "DATABASE_TIMEOUT": 1.0,  # seconds a read waits for a writer (writes retry until done)
         }

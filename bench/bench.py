@@ -28,7 +28,7 @@ from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 
-from acme.cache_dir import default_cache_dir
+from acme.embedded.cache_dir import default_cache_dir
 from bench import services
 from bench.synthetic_catalog import SEARCH_TERM
 
@@ -287,7 +287,7 @@ def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
     site.prepare()
     uncached = site.sibling(CATALOG_READ_CACHE_SIZE="0")
     with ExitStack() as running:
-        # Last, once both servers stopped: the counters they kept in shared memory (acme/cache_dir.py).
+        # Last, once both servers stopped: the counters they kept in shared memory (acme/embedded/cache_dir.py).
         running.callback(shutil.rmtree, default_cache_dir(data_dir), ignore_errors=True)
         for server in (site, uncached):
             server.start()

@@ -4,13 +4,13 @@ import shutil
 import pytest
 from django.core.cache import cache
 
-from acme.cache_dir import SHARED_MEMORY, default_cache_dir
+from acme.embedded.cache_dir import SHARED_MEMORY, default_cache_dir
 from agents_protocol.testing import install_default_config, reset_config_cache
 
 
 @pytest.fixture(scope="session", autouse=True)
 def remove_shared_memory_caches(tmp_path_factory):
-    """Sites served from temporary data dirs keep their cache in shared memory (acme/cache_dir.py),
+    """Sites served from temporary data dirs keep their cache in shared memory (acme/embedded/cache_dir.py),
     which outlives pytest's temporary directories: remove those when the session ends."""
     yield
     base = tmp_path_factory.getbasetemp()

@@ -1,5 +1,5 @@
 """The embedded cache lives in a private directory of its own per site, in shared memory by
-default (acme/cache_dir.py), and a directory other users could tamper with is refused."""
+default (acme/embedded/cache_dir.py), and a directory other users could tamper with is refused."""
 import os
 import stat
 
@@ -7,8 +7,8 @@ import pytest
 import requests
 from django.core.exceptions import ImproperlyConfigured
 
-from acme import cache_dir
-from acme.cache_dir import SHARED_MEMORY, default_cache_dir, make_private_directory
+from acme.embedded import cache_dir
+from acme.embedded.cache_dir import SHARED_MEMORY, default_cache_dir, make_private_directory
 from tests.api_client import API
 from tests.servers import start_site
 

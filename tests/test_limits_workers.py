@@ -51,7 +51,7 @@ def test_a_session_has_its_own_exact_budget_apart_from_its_address(site):
 
 
 def test_counting_starts_again_when_another_process_clears_the_cache(site):
-    """Workers that saw the address's counter answer add() from memory (acme/cache.py); after a
+    """Workers that saw the address's counter answer add() from memory (acme/embedded/cache.py); after a
     clear elsewhere their increments store it again, from 1, instead of failing."""
     call = search_call(site, "203.0.113.12")
     fresh_window(call)

@@ -1,11 +1,11 @@
-"""The embedded cache (acme.cache.PersistentDiskCache) stays connected from one request to the next
+"""The embedded cache (acme.embedded.cache.PersistentDiskCache) stays connected from one request to the next
 and answers django-ratelimit's add() of a counter it has seen without reading."""
 import time
 
 import pytest
 from django.core.cache import caches
 
-from acme.cache import PersistentDiskCache
+from acme.embedded.cache import PersistentDiskCache
 
 pytestmark = pytest.mark.django_db
 

@@ -1,11 +1,11 @@
-"""Writers of the embedded SQLite files queue on acme.write_lock instead of SQLite's sleeps."""
+"""Writers of the embedded SQLite files queue on acme.embedded.write_lock instead of SQLite's sleeps."""
 import threading
 import time
 
 import pytest
 from django.db import OperationalError, connection, transaction
 
-from acme.write_lock import WriteLock, WriteLockTimeout
+from acme.embedded.write_lock import WriteLock, WriteLockTimeout
 from agents_protocol.models import ConfigRevision
 
 

@@ -41,7 +41,7 @@ def test_on_one_host_the_only_issue_is_ratelimits_warning_about_diskcache(tmp_pa
     result = manage(env, *command)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
-    assert "(django_ratelimit.W001) cache backend acme.cache.PersistentDiskCache is not officially supported" in output
+    assert "(django_ratelimit.W001) cache backend acme.embedded.cache.PersistentDiskCache is not officially supported" in output
     assert "System check identified 1 issue (0 silenced)." in output
 
 

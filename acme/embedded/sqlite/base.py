@@ -1,4 +1,4 @@
-"""Django's SQLite backend, with write transactions queued on acme.write_lock.
+"""Django's SQLite backend, with write transactions queued on acme.embedded.write_lock.
 
 The embedded default's ENGINE (acme/settings.py). Every transaction Django opens (atomic,
 BEGIN IMMEDIATE) first takes the write lock of the database file and gives it back when
@@ -8,7 +8,7 @@ transaction and in-memory databases are left to SQLite alone.
 from django.db import OperationalError
 from django.db.backends.sqlite3 import base
 
-from acme.write_lock import WriteLock, WriteLockTimeout
+from acme.embedded.write_lock import WriteLock, WriteLockTimeout
 
 DEFAULT_TIMEOUT_SECONDS = 5  # sqlite3.connect()'s default busy timeout
 

@@ -27,10 +27,10 @@ class PersistentDiskCache(DjangoCache):
     process's set(), touch(), delete() and clear() forget what they change. A key removed by
     another process before its expiry may still be reported present here: incr() then stores
     it again, as add() would have, so no count is lost.
-    The writes rate limiting makes (incr, and add of a new key) queue on acme.write_lock
+    The writes rate limiting makes (incr, and add of a new key) queue on acme.embedded.write_lock
     instead of in SQLite's millisecond sleeps.
 
-    Its directory is made private to this user before diskcache opens it (acme/cache_dir.py).
+    Its directory is made private to this user before diskcache opens it (acme/embedded/cache_dir.py).
     """
 
     def __init__(self, directory, params):
