@@ -32,7 +32,8 @@ class SingletonAdmin(admin.ModelAdmin):
     """One row, edited in place: the list view opens the row, nothing to add or delete."""
 
     def has_add_permission(self, request):
-        return not self.model.objects.exists()
+        # The row always exists (load() creates it), and asking would cost the admin index a query.
+        return False
 
     def has_delete_permission(self, request, obj=None):
         return False
