@@ -81,12 +81,17 @@ class OptionalJSONField(forms.JSONField):
 
 
 class CapabilityParamInline(admin.TabularInline):
+    """Every rule of a parameter, the ones the published documents state and the API enforces."""
+
     model = CapabilityParam
     extra = 0
     formfield_overrides = {
-        models.JSONField: {"form_class": OptionalJSONField, "widget": forms.TextInput(attrs={"size": 24})}
+        models.JSONField: {"form_class": OptionalJSONField, "widget": forms.TextInput(attrs={"size": 24})},
+        models.FloatField: {"widget": forms.NumberInput(attrs={"step": "any", "style": "width: 7em"})},
+        models.PositiveIntegerField: {"widget": forms.NumberInput(attrs={"min": 0, "style": "width: 6em"})},
     }
-    fields = ["position", "name", "type", "required", "default", "enum", "items", "description"]
+    fields = ["position", "name", "type", "required", "default", "enum", "items", "minimum", "maximum",
+              "min_length", "max_length", "format", "description"]
 
 
 @admin.register(Capability)

@@ -26,6 +26,11 @@ _PARAM = {
         "default": {},
         "enum": {"type": "array"},
         "items": {"type": "object"},
+        "minimum": {"type": "number"},
+        "maximum": {"type": "number"},
+        "min_length": {"type": "integer", "minimum": 0},
+        "max_length": {"type": "integer", "minimum": 0},
+        "format": {"type": "string"},
     },
 }
 _CAPABILITY = {
@@ -127,6 +132,11 @@ def _export_capability(capability):
                     ("default", p.default),
                     ("enum", list(p.enum) if p.enum is not None else None),
                     ("items", p.items),
+                    ("minimum", p.minimum),
+                    ("maximum", p.maximum),
+                    ("min_length", p.min_length),
+                    ("max_length", p.max_length),
+                    ("format", p.format or None),
                 )
                 if value is not None
             }
@@ -157,7 +167,8 @@ def import_config(data):
 
 
 def write_config(data, get_model, validate):
-    """Write `data` through the given model lookup (real or migration-historical models).
+    """Write `data` through the given model lookup (the real models, which know every key of
+    the file: migrations write their own frozen rows instead).
 
     Returns the validation errors, each prefixed with where in the file it comes from.
     """
@@ -223,6 +234,11 @@ def write_config(data, get_model, validate):
                 default=param.get("default"),
                 enum=param.get("enum"),
                 items=param.get("items"),
+                minimum=param.get("minimum"),
+                maximum=param.get("maximum"),
+                min_length=param.get("min_length"),
+                max_length=param.get("max_length"),
+                format=param.get("format", ""),
                 position=param_position,
             ), f"{where}.params.{param_name}")
 

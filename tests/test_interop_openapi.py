@@ -56,7 +56,8 @@ def test_parameters_follow_the_method_and_the_path_template(live_server):
     ops = operations(fetch(live_server))
     detail = ops[(f"{API}/detail/{{id}}", "GET")]
     assert detail["parameters"] == [{"name": "id", "in": "path", "required": True, "schema": {
-        "type": "string", "description": "Product ID (path parameter; ?id= also works)"}}]
+        "type": "string", "description": "Product ID (path parameter; ?id= also works)",
+        "minLength": 1, "maxLength": 200}}]
     browse = {p["name"]: p for p in ops[(f"{API}/browse", "GET")]["parameters"]}
     assert browse["sort"]["in"] == "query" and browse["sort"]["schema"]["enum"] == ["price_asc", "price_desc", "newest"]
     add = ops[(f"{API}/cart/add", "POST")]

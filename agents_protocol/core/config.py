@@ -10,6 +10,7 @@ import contextvars
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.db import connections, router
 from django.db.models import F
@@ -23,10 +24,13 @@ from agents_protocol.core.models import (
     SessionConfig,
     SiteProfile,
 )
+from agents_protocol.core.schema import compile_param, plain_number
 
 
 @dataclass(frozen=True)
 class ParamSpec:
+    """One parameter and every rule the server enforces on it (see core/schema.py)."""
+
     name: str
     type: str
     description: str = ""
@@ -34,6 +38,17 @@ class ParamSpec:
     default: object = None
     enum: tuple | None = None
     items: dict | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    format: str = ""
+
+    @cached_property
+    def rules(self):
+        """The compiled checks, JSON Schema and phrase: built once for the life of this snapshot,
+        so once per configuration revision in each worker."""
+        return compile_param(self)
 
 
 @dataclass(frozen=True)
@@ -161,6 +176,11 @@ def _capability_spec(capability):
                 default=p.default,
                 enum=tuple(p.enum) if p.enum is not None else None,
                 items=p.items,
+                minimum=plain_number(p.minimum),
+                maximum=plain_number(p.maximum),
+                min_length=p.min_length,
+                max_length=p.max_length,
+                format=p.format,
             )
             for p in capability.params.all()
         ),

@@ -1,7 +1,17 @@
 """The protocol's default configuration: seed 001's nine capabilities, order.status and the purchase flow.
 
-Written in the `manage.py agents_config export` format. Migration 0002 installs it on a
-fresh database; changing it later needs a new data migration for existing installs.
+Written in the `manage.py agents_config export` format. Every rule a parameter has is declared
+here (type, required, default, enum, minimum/maximum, min_length/max_length, format) and nowhere
+else: handlers keep no limits of their own, and the published documents state these bounds.
+Migrations write frozen copies of it (0002, 0009), so changing it later needs a new data
+migration for existing installs.
+
+Bounds chosen: a page number stops at 10000 (OFFSET paging past 10000 pages of up to 100
+results costs the database more than any agent needs); a quantity stops at 1000 for both
+cart capabilities, well above the shop's own CART_MAX_QUANTITY, which the cart service still
+enforces (answering quantity_above_maximum), as it enforces "at least 1" for cart.add and
+"at least 0" for cart.update (invalid_quantity): those are the shop's rules, answered with
+the shop's own codes, so the schema does not repeat them.
 """
 import copy
 
@@ -9,9 +19,15 @@ from agents_protocol.core.conf import get_setting
 
 API = "/.well-known/agents/api"
 
-PAGE = {"type": "integer", "required": False, "default": 1, "description": "Page number, from 1"}
-LIMIT = {"type": "integer", "required": False, "default": 20, "description": "Results per page, 1 to 100"}
-ITEM_ID = {"type": "string", "required": True, "description": "Product ID (from search, browse or detail)"}
+MAX_PAGE = 10000
+MAX_QUANTITY = 1000
+
+PAGE = {"type": "integer", "required": False, "default": 1, "description": "Page number",
+        "minimum": 1, "maximum": MAX_PAGE}
+LIMIT = {"type": "integer", "required": False, "default": 20, "description": "Results per page",
+         "minimum": 1, "maximum": 100}
+ITEM_ID = {"type": "string", "required": True, "description": "Product ID (from search, browse or detail)",
+           "min_length": 1, "max_length": 200}
 
 
 def _capability(name, method, path, description, params=None, session=False, handoff=False):
@@ -29,7 +45,7 @@ def _capability(name, method, path, description, params=None, session=False, han
 
 DEFAULT_CAPABILITIES = [
     _capability("search", "GET", "/search", "Search the product catalog; name matches rank first", {
-        "q": {"type": "string", "required": True, "description": "Search query, 1 to 200 characters"},
+        "q": {"type": "string", "required": True, "description": "Search query", "min_length": 1, "max_length": 200},
         "page": PAGE,
         "limit": LIMIT,
     }),
@@ -43,16 +59,19 @@ DEFAULT_CAPABILITIES = [
         "limit": LIMIT,
     }),
     _capability("detail", "GET", "/detail/:id", "Get full details for a product, with stock and its page URL", {
-        "id": {"type": "string", "required": True, "description": "Product ID (path parameter; ?id= also works)"},
+        "id": {"type": "string", "required": True, "description": "Product ID (path parameter; ?id= also works)",
+               "min_length": 1, "max_length": 200},
     }),
     _capability("cart.add", "POST", "/cart/add", "Add a product to the cart; prices always come from the shop", {
         "item_id": ITEM_ID,
-        "quantity": {"type": "integer", "required": False, "default": 1, "description": "Quantity to add"},
+        "quantity": {"type": "integer", "required": False, "default": 1, "description": "Quantity to add",
+                     "maximum": MAX_QUANTITY},
     }, session=True),
     _capability("cart.view", "GET", "/cart/view", "View the cart items and subtotal", session=True),
     _capability("cart.update", "PUT", "/cart/update", "Set the quantity of a cart item (0 removes it)", {
         "item_id": ITEM_ID,
-        "quantity": {"type": "integer", "required": True, "description": "New quantity; 0 removes the line"},
+        "quantity": {"type": "integer", "required": True, "description": "New quantity; 0 removes the line",
+                     "maximum": MAX_QUANTITY},
     }, session=True),
     _capability("cart.remove", "DELETE", "/cart/remove", "Remove an item from the cart", {
         "item_id": ITEM_ID,
@@ -65,14 +84,16 @@ DEFAULT_CAPABILITIES = [
     _capability(
         "order.status", "GET", "/order/status",
         "See whether your human completed checkout: pending, confirmed, declined, expired or cancelled",
-        {"order_id": {"type": "string", "required": False,
+        {"order_id": {"type": "string", "required": False, "max_length": 100,
                       "description": "One order's id (from checkout); omit it to list this session's orders"}},
         session=True,
     ),
     _capability("contact", "POST", "/contact", "Send a message to the shop", {
-        "name": {"type": "string", "required": True, "description": "Your name, 1 to 200 characters"},
-        "email": {"type": "string", "required": True, "description": "Reply address"},
-        "message": {"type": "string", "required": True, "description": "Message, 1 to 5000 characters"},
+        "name": {"type": "string", "required": True, "description": "Your name", "min_length": 1, "max_length": 200},
+        "email": {"type": "string", "required": True, "description": "Reply address", "format": "email",
+                  "min_length": 3, "max_length": 320},
+        "message": {"type": "string", "required": True, "description": "Message", "min_length": 1,
+                    "max_length": 5000},
     }),
 ]
 

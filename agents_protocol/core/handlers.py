@@ -1,65 +1,57 @@
-"""Handlers for seed 001's nine capabilities and order.status. Each checks the rules its
-capability adds to the declared descriptors, calls the shop's provider, and shapes the answer."""
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
+"""Handlers for seed 001's nine capabilities and order.status: call the shop's provider and
+shape the answer.
 
+Every rule on a parameter (required, type, bounds, lengths, format, defaults) is declared in
+the capability configuration and checked by core/schema.py before a handler runs, so
+`call.params` holds only valid values, trimmed text and the declared defaults. A handler
+keeps only what the schema cannot say: that an empty category or order_id means "all", and
+whatever the shop's provider refuses (unknown items, the cart's own quantity rules).
+"""
 from agents_protocol.core.capabilities import register
 from agents_protocol.core.errors import bad_request, not_found
 from agents_protocol.core.formats import iso_utc
 
-MAX_PAGE_SIZE = 100
 HANDOFF_MESSAGE = (
     "Give this link to your human to review the cart, enter contact and shipping details and pay. "
     "Do not open it yourself."
 )
 
 
-def invalid(name, problem):
-    return bad_request(f"Invalid parameters ({name}: {problem})", "invalid_params", fields={name: problem})
+REQUIRED = "This parameter is required."
 
 
-def text_param(params, name, min_length, max_length):
-    value = params.get(name)
-    if not isinstance(value, str) or not min_length <= len(value.strip()) <= max_length:
-        raise invalid(name, f"Must be text of {min_length} to {max_length} characters.")
-    return value.strip()
-
-
-def int_param(params, name, default, minimum, maximum):
-    value = params.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
-        raise invalid(name, f"Must be an integer from {minimum} to {maximum}.")
-    return value
+def value(params, name):
+    """A parameter's value, or its declared default. A configuration that no longer declares
+    the parameter, or dropped its default, gets the answer a missing required parameter gets."""
+    try:
+        return params[name]
+    except KeyError:
+        raise bad_request(f"Invalid parameters ({name}: {REQUIRED})", "invalid_params", fields={name: REQUIRED}) from None
 
 
 def paging(params):
-    return int_param(params, "page", 1, 1, 10**9), int_param(params, "limit", 20, 1, MAX_PAGE_SIZE)
-
-
-def item_id_param(params):
-    return text_param(params, "item_id", 1, 200)
+    """The page and limit asked for, or their declared defaults."""
+    return value(params, "page"), value(params, "limit")
 
 
 @register("search")
 def search(call):
-    query = text_param(call.params, "q", 1, 200)
     page, limit = paging(call.params)
-    found = call.provider.search(call.context, query, page, limit)
+    found = call.provider.search(call.context, value(call.params, "q"), page, limit)
     return {"results": found.items, "total": found.total, "page": page, "limit": limit}
 
 
 @register("browse")
 def browse(call):
     category = call.params.get("category") or None
-    sort = call.params.get("sort", "newest")
     page, limit = paging(call.params)
-    found = call.provider.browse(call.context, category, sort, page, limit)
+    found = call.provider.browse(call.context, category, value(call.params, "sort"), page, limit)
     return {"items": found.items, "total": found.total, "page": page, "limit": limit}
 
 
 @register("detail")
 def detail(call):
-    item_id = text_param(call.params, "id", 1, 200)
+    item_id = value(call.params, "id")
     item = call.provider.item_detail(call.context, item_id)
     if item is None:
         raise not_found(f"No product has the id {item_id!r}; use search or browse to find ids.", "unknown_item")
@@ -68,8 +60,8 @@ def detail(call):
 
 @register("cart.add")
 def cart_add(call):
-    quantity = call.params.get("quantity", 1)
-    return call.provider.cart_add(call.context, item_id_param(call.params), quantity)
+    params = call.params
+    return call.provider.cart_add(call.context, value(params, "item_id"), value(params, "quantity"))
 
 
 @register("cart.view")
@@ -79,14 +71,13 @@ def cart_view(call):
 
 @register("cart.update")
 def cart_update(call):
-    if "quantity" not in call.params:
-        raise invalid("quantity", "This parameter is required.")
-    return call.provider.cart_update(call.context, item_id_param(call.params), call.params["quantity"])
+    params = call.params
+    return call.provider.cart_update(call.context, value(params, "item_id"), value(params, "quantity"))
 
 
 @register("cart.remove")
 def cart_remove(call):
-    return call.provider.cart_remove(call.context, item_id_param(call.params))
+    return call.provider.cart_remove(call.context, value(call.params, "item_id"))
 
 
 @register("checkout")
@@ -108,11 +99,6 @@ def order_status(call):
 
 @register("contact")
 def contact(call):
-    name = text_param(call.params, "name", 1, 200)
-    email = text_param(call.params, "email", 3, 320)
-    try:
-        validate_email(email)
-    except ValidationError:
-        raise invalid("email", "Must be a valid email address.") from None
-    message = text_param(call.params, "message", 1, 5000)
-    return call.provider.contact(call.context, name, email, message)
+    params = call.params
+    return call.provider.contact(
+        call.context, value(params, "name"), value(params, "email"), value(params, "message"))

@@ -200,6 +200,21 @@ class CapabilityParam(models.Model):
     default = models.JSONField(null=True, blank=True, help_text="JSON value, e.g. 20 or \"newest\".")
     enum = models.JSONField(null=True, blank=True, help_text='JSON list of allowed values, e.g. ["a", "b"].')
     items = models.JSONField(null=True, blank=True, help_text="JSON object describing array items.")
+    minimum = models.FloatField(null=True, blank=True, help_text="Smallest value accepted (integer, number).")
+    maximum = models.FloatField(null=True, blank=True, help_text="Largest value accepted (integer, number).")
+    min_length = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name="min length",
+        help_text="Fewest characters (string). Set, the text is trimmed of surrounding whitespace first.",
+    )
+    max_length = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name="max length", help_text="Most characters accepted (string).",
+    )
+    format = models.CharField(
+        # db_default: rows written by older migrations' historical models, which lack the column, get "".
+        max_length=20, blank=True, default="", db_default="",
+        choices=[("", "any")] + [(f, f) for f in param_rules.FORMATS],
+        help_text="What the text must be (string); email follows Django's validate_email.",
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -217,7 +232,11 @@ class CapabilityParam(models.Model):
         return self.name
 
     def clean(self):
-        errors = param_rules.descriptor_errors(self.type, self.default, self.enum, self.items)
+        errors = param_rules.descriptor_errors(
+            self.type, self.default, self.enum, self.items,
+            minimum=self.minimum, maximum=self.maximum,
+            min_length=self.min_length, max_length=self.max_length, format=self.format,
+        )
         if errors:
             raise ValidationError(errors)
 

@@ -1,10 +1,26 @@
 """The capability schema: which parameter descriptors are valid (seed 000), and checking a
-call's values against them."""
+call's values against them.
+
+A parameter's rules are declared once, in its descriptor (a CapabilityParam row, loaded
+into the configuration snapshot as a ParamSpec): type, required, default, enum, items,
+minimum/maximum (integer and number), min_length/max_length (string) and format (string:
+email, uri, date-time). `compile_param` turns one descriptor into a `CompiledParam` once per
+configuration snapshot (ParamSpec caches it): the checks `validate_params` runs on every
+call, the JSON Schema fragment OpenAPI, PactSpec and A2A publish (`param_json_schema`), and
+the phrase agents.json and llms.txt add to the description, whose schema has no keys for
+bounds (`param_description`).
+
+Whitespace: a string parameter that declares a min_length is trimmed (str.strip) before its
+length and format are checked, and the handler receives the trimmed text, so "   " is not a
+1-character search query. A string without min_length is taken exactly as sent and its
+max_length counts every character.
+"""
 import math
 import re
+from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.core.validators import EmailValidator, URLValidator
+from django.core.validators import EmailValidator, URLValidator, validate_email
 from jsonschema import Draft7Validator
 
 from agents_protocol.core.errors import bad_request
@@ -15,6 +31,8 @@ INTEGER_TEXT = re.compile(r"^[+-]?\d{1,16}$")
 TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
+NUMERIC_TYPES = ("integer", "number")
+FORMATS = ("email", "uri", "date-time")
 
 _PYTHON_TYPES = {
     "string": (str,),
@@ -33,11 +51,28 @@ def value_has_type(value, type_name):
     return isinstance(value, _PYTHON_TYPES[type_name])
 
 
-def descriptor_errors(type_name, default, enum, items):
+def plain_number(value):
+    """A bound as it is published: 1.0 → 1, 2.5 stays 2.5, None stays None."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# Declarations
+
+
+def descriptor_errors(type_name, default, enum, items, *, minimum=None, maximum=None,
+                      min_length=None, max_length=None, format=""):
     """Field errors for one descriptor, as a dict ready for ValidationError."""
     if type_name not in TYPES:
         return {"type": f"Type must be one of: {', '.join(TYPES)}."}
     errors = {}
+    errors.update(_bound_errors(type_name, minimum, maximum))
+    errors.update(_length_errors(type_name, min_length, max_length))
+    if format and type_name != "string":
+        errors["format"] = "Format only applies to parameters of type string."
+    elif format and format not in FORMATS:
+        errors["format"] = f"Format must be one of: {', '.join(FORMATS)}."
     if enum is not None:
         if not isinstance(enum, list) or not enum:
             errors["enum"] = "Enum must be a non-empty JSON list."
@@ -55,7 +90,71 @@ def descriptor_errors(type_name, default, enum, items):
             errors["items"] = "Items only applies to parameters of type array."
         elif not isinstance(items, dict) or not Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(items):
             errors["items"] = "Items must be a JSON Schema object, e.g. {\"type\": \"string\"}."
+    if not errors:
+        errors.update(_values_within_rules(type_name, default, enum, minimum, maximum, min_length, max_length, format))
     return errors
+
+
+def _bound_errors(type_name, minimum, maximum):
+    errors = {}
+    for name, bound in (("minimum", minimum), ("maximum", maximum)):
+        if bound is None:
+            continue
+        if type_name not in NUMERIC_TYPES:
+            errors[name] = f"{name.capitalize()} only applies to parameters of type integer or number."
+        elif isinstance(bound, bool) or not isinstance(bound, (int, float)) or not math.isfinite(bound):
+            errors[name] = f"{name.capitalize()} must be a finite number."
+        elif abs(bound) > MAX_SAFE_INTEGER:
+            errors[name] = f"{name.capitalize()} must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}."
+        elif type_name == "integer" and bound != int(bound):
+            errors[name] = f"{name.capitalize()} of an integer parameter must be a whole number."
+    if not errors and minimum is not None and maximum is not None and minimum > maximum:
+        errors["maximum"] = "Maximum must not be below the minimum."
+    return errors
+
+
+def _length_errors(type_name, min_length, max_length):
+    errors = {}
+    for name, length in (("min_length", min_length), ("max_length", max_length)):
+        if length is None:
+            continue
+        label = "Minimum length" if name == "min_length" else "Maximum length"
+        if type_name != "string":
+            errors[name] = f"{label} only applies to parameters of type string."
+        elif isinstance(length, bool) or not isinstance(length, int) or length < 0:
+            errors[name] = f"{label} must be a whole number of at least 0."
+    if not errors and min_length is not None and max_length is not None and min_length > max_length:
+        errors["max_length"] = "Maximum length must not be below the minimum length."
+    return errors
+
+
+def _values_within_rules(type_name, default, enum, minimum, maximum, min_length, max_length, format):
+    """The default and every enum value must pass the descriptor's own bounds and format."""
+    rules = CompiledParam(_Descriptor(
+        name="", type=type_name, minimum=minimum, maximum=maximum,
+        min_length=min_length, max_length=max_length, format=format,
+    ))
+    errors = {}
+    if default is not None:
+        try:
+            rules.clean(default)
+        except ValueError as problem:
+            errors["default"] = f"The default breaks this parameter's rules: {problem}"
+    for value in enum or ():
+        try:
+            rules.clean(value)
+        except ValueError as problem:
+            errors["enum"] = f"The enum value {value!r} breaks this parameter's rules: {problem}"
+            break
+    return errors
+
+
+class _Descriptor:
+    """A stand-in with a descriptor's attributes, for checking a declaration before it is saved."""
+
+    def __init__(self, **values):
+        self.description, self.required, self.default, self.enum, self.items = "", False, None, None, None
+        self.__dict__.update(values)
 
 
 def is_email_or_url(value):
@@ -66,6 +165,198 @@ def is_email_or_url(value):
         except ValidationError:
             continue
     return False
+
+
+# Formats
+
+ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f]+$")
+DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _is_email(text):
+    try:
+        validate_email(text)  # Django's rules, as the contact form and the shop apply them
+    except ValidationError:
+        return False
+    return True
+
+
+def _is_absolute_uri(text):
+    return bool(ABSOLUTE_URI.match(text))
+
+
+def _is_date_time(text):
+    """RFC 3339's date-time (JSON Schema's `date-time`): a full date, time and offset."""
+    if not DATE_TIME.match(text):
+        return False
+    try:
+        datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+_FORMATS = {
+    "email": (_is_email, "Must be a valid email address.", "an email address"),
+    "uri": (_is_absolute_uri, "Must be an absolute URI, such as https://example.com/page.", "an absolute URI"),
+    "date-time": (
+        _is_date_time,
+        "Must be a date and time with an offset, such as 2025-01-31T09:30:00Z (RFC 3339).",
+        "an RFC 3339 date-time",
+    ),
+}
+
+
+# Compiled rules
+
+
+class CompiledParam:
+    """One descriptor's rules, compiled once: `clean(value)` for each call, `json_schema` and
+    `phrase` for the published documents."""
+
+    def __init__(self, descriptor):
+        self.name = descriptor.name
+        self.type = descriptor.type
+        self.enum = list(descriptor.enum) if descriptor.enum is not None else None
+        self.items = descriptor.items
+        self.minimum = plain_number(getattr(descriptor, "minimum", None))
+        self.maximum = plain_number(getattr(descriptor, "maximum", None))
+        self.min_length = getattr(descriptor, "min_length", None)
+        self.max_length = getattr(descriptor, "max_length", None)
+        self.format = getattr(descriptor, "format", "") or ""
+        self.strip = self.type == "string" and self.min_length is not None
+        self.items_validator = Draft7Validator(self.items) if self.type == "array" and self.items else None
+        self.bounds_problem = self._bounds_sentence()
+        self.json_schema = self._json_schema(descriptor)
+        self.phrase = self._phrase()
+
+    def clean(self, value):
+        """The value the handler gets (trimmed text, see the module docstring); ValueError says
+        what is wrong in one sentence."""
+        if not value_has_type(value, self.type):
+            raise ValueError(f"Must be of type {self.type}.")
+        if _contains_nul(value):
+            raise ValueError("Must not contain NUL characters.")
+        if self.type in NUMERIC_TYPES and abs(value) > MAX_SAFE_INTEGER:
+            raise ValueError(f"Must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}.")
+        if self.strip:
+            value = value.strip()
+        if self.enum is not None and value not in self.enum:
+            raise ValueError(f"Must be one of: {', '.join(str(v) for v in self.enum)}.")
+        if self.bounds_problem and not self._within_bounds(value):
+            raise ValueError(self.bounds_problem)
+        if self.format:
+            accepts, sentence, _ = _FORMATS[self.format]
+            if not accepts(value):
+                raise ValueError(sentence)
+        if self.items_validator is not None:
+            bad = next((i for i, item in enumerate(value) if not self.items_validator.is_valid(item)), None)
+            if bad is not None:
+                raise ValueError(f"Item {bad} does not match the declared item schema.")
+        return value
+
+    def _within_bounds(self, value):
+        if self.type in NUMERIC_TYPES:
+            low, high, measure = self.minimum, self.maximum, value
+        else:
+            low, high, measure = self.min_length, self.max_length, len(value)
+        return (low is None or measure >= low) and (high is None or measure <= high)
+
+    def _bounds_sentence(self):
+        if self.type in NUMERIC_TYPES:
+            kind = "an integer" if self.type == "integer" else "a number"
+            low, high = self.minimum, self.maximum
+            if low is not None and high is not None:
+                return f"Must be {kind} from {low} to {high}."
+            if low is not None:
+                return f"Must be {kind} of at least {low}."
+            if high is not None:
+                return f"Must be {kind} of at most {high}."
+            return None
+        if self.type == "string":
+            low, high = self.min_length, self.max_length
+            if low is not None and high is not None:
+                if low == high:
+                    return f"Must be text of exactly {low} characters."
+                return f"Must be text of {low} to {high} characters."
+            if low is not None:
+                return f"Must be text of at least {low} characters."
+            if high is not None:
+                return f"Must be at most {high} characters."
+        return None
+
+    def _json_schema(self, descriptor):
+        schema = {"type": self.type}
+        if descriptor.description:
+            schema["description"] = descriptor.description
+        if descriptor.default is not None:
+            schema["default"] = descriptor.default
+        if self.enum is not None:
+            schema["enum"] = list(self.enum)
+        if self.items is not None:
+            schema["items"] = self.items
+        for key, value in (("minimum", self.minimum), ("maximum", self.maximum),
+                           ("minLength", self.min_length), ("maxLength", self.max_length)):
+            if value is not None:
+                schema[key] = value
+        if self.format:
+            schema["format"] = self.format
+        return schema
+
+    def _phrase(self):
+        """The rules agents.json cannot carry as keys, in words: "an email address, 3 to 320 characters"."""
+        parts = []
+        if self.format:
+            parts.append(_FORMATS[self.format][2])
+        low, high = (self.minimum, self.maximum) if self.type in NUMERIC_TYPES else (self.min_length, self.max_length)
+        unit = " characters" if self.type == "string" else ""
+        if low is not None and high is not None:
+            parts.append(f"{low}{unit}" if low == high else f"{low} to {high}{unit}")
+        elif low is not None:
+            parts.append(f"at least {low}{unit}")
+        elif high is not None:
+            parts.append(f"at most {high}{unit}")
+        return ", ".join(parts)
+
+
+def compile_param(descriptor):
+    """Compile one descriptor (a ParamSpec, or anything with its attributes)."""
+    return CompiledParam(descriptor)
+
+
+def compiled(descriptor):
+    """The descriptor's compiled rules: a ParamSpec keeps them for the life of its snapshot."""
+    rules = getattr(descriptor, "rules", None)
+    return rules if isinstance(rules, CompiledParam) else compile_param(descriptor)
+
+
+def param_json_schema(param):
+    """The parameter as a JSON Schema fragment (a fresh copy): type, description, default, enum,
+    items, minimum, maximum, minLength, maxLength, format."""
+    schema = dict(compiled(param).json_schema)
+    if isinstance(schema.get("items"), dict):
+        schema["items"] = dict(schema["items"])
+    if "enum" in schema:
+        schema["enum"] = list(schema["enum"])
+    return schema
+
+
+def param_phrase(param):
+    """The parameter's bounds and format in words ("1 to 200 characters"), or ""."""
+    return compiled(param).phrase
+
+
+def param_description(param):
+    """The description with the rules in words: "Search query (1 to 200 characters)"."""
+    phrase = param_phrase(param)
+    if not phrase:
+        return param.description
+    if not param.description:
+        return phrase[0].upper() + phrase[1:]
+    return f"{param.description} ({phrase})"
+
+
+# Calls
 
 
 def validate_params(descriptors, body, query, path):
@@ -84,11 +375,10 @@ def validate_params(descriptors, body, query, path):
             elif descriptor.default is not None:
                 values[name] = descriptor.default
             continue
-        problem = _problem(descriptor, value)
-        if problem:
-            errors[name] = problem
-        else:
-            values[name] = value
+        try:
+            values[name] = compiled(descriptor).clean(value)
+        except ValueError as error:
+            errors[name] = str(error)
     if errors:
         summary = "; ".join(f"{name}: {message}" for name, message in errors.items())
         raise bad_request(f"Invalid parameters ({summary})", "invalid_params", fields=errors)
@@ -136,23 +426,6 @@ def _scalar_from_text(schema, text):
     if kind in {"array", "object"}:
         raise ValueError(f"An {kind} cannot be sent in a query string; send a JSON body.")
     return text
-
-
-def _problem(descriptor, value):
-    if not value_has_type(value, descriptor.type):
-        return f"Must be of type {descriptor.type}."
-    if _contains_nul(value):
-        return "Must not contain NUL characters."
-    if descriptor.type in {"integer", "number"} and abs(value) > MAX_SAFE_INTEGER:
-        return f"Must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}."
-    if descriptor.enum is not None and value not in descriptor.enum:
-        return f"Must be one of: {', '.join(str(v) for v in descriptor.enum)}."
-    if descriptor.type == "array" and descriptor.items:
-        validator = Draft7Validator(descriptor.items)
-        bad = next((index for index, item in enumerate(value) if not validator.is_valid(item)), None)
-        if bad is not None:
-            return f"Item {bad} does not match the declared item schema."
-    return None
 
 
 def _contains_nul(value):

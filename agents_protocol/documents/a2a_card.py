@@ -4,8 +4,15 @@ One skill per enabled capability, invoked through the A2A JSON-RPC binding at
 A2A_RPC_PATH: `SendMessage` with a data part `{"skill": "<capability name>", "input": {…}}`
 answers a message whose data part is the capability's `data`. Skills that need a
 session name the `session` security scheme: the bearer token from the session endpoint.
+
+An A2A skill has no field for an input schema, so each skill's description ends with its
+inputs and every rule the API enforces on them, compiled from the same configuration
+(core/schema.py): "Input: q (string, required, 1 to 200 characters); page (integer, default 1,
+1 to 10000)." Its example input, when no real call was captured, keeps to those rules.
 """
 import json
+
+from agents_protocol.core.schema import NUMERIC_TYPES, param_phrase
 
 from agents_protocol.documents.interop import (
     A2A_RPC_PATH,
@@ -22,6 +29,7 @@ PROTOCOL_VERSION = "1.0"
 SESSION_SCHEME = "session"
 MODES = [JSON_MEDIA_TYPE]
 PLACEHOLDERS = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+FORMAT_PLACEHOLDERS = {"email": "agent@example.com", "uri": "https://example.com/", "date-time": "2025-01-31T09:30:00Z"}
 
 
 def build_agent_card(config, origin, examples):
@@ -99,12 +107,31 @@ def _skill(capability, example):
     return {
         "id": capability.name,
         "name": skill_title(capability),
-        "description": skill_description(capability),
+        "description": _skill_description(capability),
         "tags": skill_tags(capability),
         "examples": [json.dumps({"skill": capability.name, "input": skill_input}, ensure_ascii=False)],
         "inputModes": MODES,
         "outputModes": MODES,
     }
+
+
+def _skill_description(capability):
+    text = skill_description(capability)
+    if not capability.params:
+        return text
+    inputs = "; ".join(_input_rules(p) for p in capability.params)
+    return f"{text.rstrip('.')}. Input: {inputs}."
+
+
+def _input_rules(param):
+    """q (string, required, 1 to 200 characters)"""
+    rules = [param.type, "required" if param.required else None]
+    if param.default is not None:
+        rules.append(f"default {json.dumps(param.default, ensure_ascii=False)}")
+    if param.enum is not None:
+        rules.append("one of " + ", ".join(str(value) for value in param.enum))
+    rules.append(param_phrase(param) or None)
+    return f"{param.name} ({', '.join(rule for rule in rules if rule)})"
 
 
 def _input_template(capability):
@@ -113,6 +140,17 @@ def _input_template(capability):
 
 
 def _placeholder(param):
+    """A value the API accepts: the default, an enum value, or one that keeps to the bounds and format."""
+    if param.default is not None:
+        return param.default
     if param.enum:
         return param.enum[0]
+    if param.type in NUMERIC_TYPES:
+        value = 1 if param.minimum is None else param.minimum
+        return value if param.maximum is None else min(value, param.maximum)
+    if param.type == "string" and param.format:
+        return FORMAT_PLACEHOLDERS[param.format]
+    if param.type == "string":
+        text = f"<{param.name}>".ljust(param.min_length or 0, "x")
+        return text[:param.max_length] if param.max_length is not None else text
     return PLACEHOLDERS.get(param.type, f"<{param.name}>")

@@ -1,4 +1,10 @@
-"""agents.json, exactly in the shape of seed 000 (no keys the canonical schema forbids)."""
+"""agents.json, exactly in the shape of seed 000 (no keys the canonical schema forbids).
+
+A parameter there may only carry type, required, default, description, enum and items, so
+its other rules (bounds, lengths, format) are stated in its description, in words compiled
+from the same rules the API enforces: "Search query (1 to 200 characters)".
+"""
+from agents_protocol.core.schema import param_description
 
 SCHEMA_VERSION = "0.1.0"
 
@@ -53,8 +59,9 @@ def _capability(capability):
 
 def _param(param):
     entry = {"type": param.type, "required": param.required}
-    if param.description:
-        entry["description"] = param.description
+    description = param_description(param)
+    if description:
+        entry["description"] = description
     if param.default is not None:
         entry["default"] = param.default
     if param.enum is not None:

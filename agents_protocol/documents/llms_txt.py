@@ -5,6 +5,7 @@ only `- [title](url): notes` lines), so seed 001's sections become bold-labelled
 blocks: quick start, capability table, sessions, auth, flows, limits, errors. The link
 sections point to agents.txt, agents.json, the docs and the other dialects.
 """
+from agents_protocol.core.schema import param_phrase
 from agents_protocol.documents.interop import (
     AGENT_CARD_PATH,
     AGENTS_JSON_PATH,
@@ -84,11 +85,17 @@ def _capabilities(config):
 def _describe(capability):
     text = capability.description
     if capability.params:
-        names = ", ".join(f"`{p.name}`" + ("" if p.required else "?") for p in capability.params)
+        names = ", ".join(_param(p) for p in capability.params)
         text = f"{text}; params: {names}" if text else f"Params: {names}"
     if capability.human_handoff:
         text += "; human handoff: give the returned URL to your human"
     return text
+
+
+def _param(param):
+    """`q` (1 to 200 characters), `page`? (1 to 10000): ? marks an optional one."""
+    phrase = param_phrase(param)
+    return f"`{param.name}`" + ("" if param.required else "?") + (f" ({phrase})" if phrase else "")
 
 
 def _cell(text):

@@ -5,7 +5,7 @@ endpoints, the bearer session token, the envelope around every answer and the er
 responses. GET and DELETE take parameters in the query string, other methods a JSON
 object body; path parameters come from the endpoint template.
 """
-from agents_protocol.core.session_params import AGENT_FIELDS, SESSION_CREATE_PARAMS
+from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
 from agents_protocol.documents.interop import (
     AGENTS_JSON_PATH,
     document_version,
@@ -198,8 +198,6 @@ def _errors(method, requires_session):
 
 def _session_create():
     body = object_schema(SESSION_CREATE_PARAMS)
-    for name, length in AGENT_FIELDS.items():
-        body["properties"][name]["maxLength"] = length
     return {
         "operationId": "session.create",
         "summary": "Create a session; its token authorizes the capabilities that need one",

@@ -1,10 +1,13 @@
 """JSON Schemas for what a capability takes and returns, shared by PactSpec, A2A and OpenAPI.
 
-Inputs come from the configured parameter descriptors. Outputs are what the protocol
-promises for the built-in capabilities (see builtin_handlers.py and DESIGN.md); a shop's
-items carry more fields than these schemas require, which they allow. A capability
+Inputs come from the configured parameter descriptors, with every rule the API enforces
+(bounds, lengths, format) as the JSON Schema keywords core/schema.py compiles them to.
+Outputs are what the protocol promises for the built-in capabilities (see core/handlers.py
+and DESIGN.md); a shop's items carry more fields than these schemas require, which they allow. A capability
 with a shop's own handler returns whatever that handler returns.
 """
+from agents_protocol.core.schema import param_json_schema
+
 ITEM = {
     "type": "object",
     "required": ["id", "name"],
@@ -81,16 +84,8 @@ ERROR = {
 
 
 def param_schema(param):
-    schema = {"type": param.type}
-    if param.description:
-        schema["description"] = param.description
-    if param.default is not None:
-        schema["default"] = param.default
-    if param.enum is not None:
-        schema["enum"] = list(param.enum)
-    if param.items is not None:
-        schema["items"] = param.items
-    return schema
+    """Every rule of the parameter as JSON Schema (compiled once per configuration, core/schema.py)."""
+    return param_json_schema(param)
 
 
 def object_schema(params):
