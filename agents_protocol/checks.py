@@ -12,6 +12,10 @@
 | E008    | SIGNING_KEY is not base64 of 32 bytes                                       |
 | E009    | the default database is neither SQLite nor PostgreSQL (sessions.py)          |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
+
+E007, E009 and W001 read the database, so they are database checks (Tags.database): like
+Django's own, they run with `manage.py check --database default` and before `migrate`, not
+in a plain `check`, which must work without a database.
 """
 import base64
 import binascii
@@ -19,7 +23,7 @@ import inspect
 
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, router
 from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
@@ -156,11 +160,17 @@ def documents_routed(app_configs, **kwargs):
 
 
 @register()
-def audit_signing_key(app_configs, **kwargs):
+def signing_key_valid(app_configs, **kwargs):
     seed = get_setting("SIGNING_KEY")
-    if seed:
-        return _seed_errors(seed)
-    if get_setting("SIGNING_KEY_FILE") or not _audit_enabled():
+    return _seed_errors(seed) if seed else []
+
+
+@register(Tags.database)
+def audit_signing_key(app_configs, databases=None, **kwargs):
+    """Reads whether audit is on, so it runs only when the check is given a database."""
+    if get_setting("SIGNING_KEY") or get_setting("SIGNING_KEY_FILE") or not _reads(AuditConfig, databases):
+        return []
+    if not _audit_enabled():
         return []
     return [Error(
         'Audit is on, but neither AGENTS_PROTOCOL["SIGNING_KEY"] nor ["SIGNING_KEY_FILE"] is set, '
@@ -169,6 +179,11 @@ def audit_signing_key(app_configs, **kwargs):
         "base64 of 32 random bytes from your secret store; or turn audit off in admin.",
         id="agents_protocol.E007",
     )]
+
+
+def _reads(model, databases):
+    """Whether the check was given the database `model` is read from (`check --database`)."""
+    return bool(databases) and router.db_for_read(model) in databases
 
 
 def _seed_errors(seed):
@@ -194,8 +209,10 @@ def _audit_enabled():
     return enabled is not False
 
 
-@register()
-def every_enabled_capability_has_a_handler(app_configs, **kwargs):
+@register(Tags.database)
+def every_enabled_capability_has_a_handler(app_configs, databases=None, **kwargs):
+    if not _reads(Capability, databases):
+        return []
     try:
         enabled = list(Capability.objects.filter(enabled=True).values_list("name", flat=True))
     except DatabaseError:

@@ -34,7 +34,7 @@ def reserve_capability(live_server):
 
 
 def warnings_w001():
-    return [message.msg for message in run_checks() if message.id == "agents_protocol.W001"]
+    return [message.msg for message in run_checks(databases=["default"]) if message.id == "agents_protocol.W001"]
 
 
 def test_a_registered_capability_is_published_in_both_documents(live_server, reserve_capability):
@@ -90,5 +90,5 @@ def test_check_is_quiet_once_the_handler_is_registered_or_the_capability_disable
 
 def test_manage_py_check_prints_the_warning(live_server, capsys):
     Capability.objects.create(name="teleport", endpoint=f"{API}/teleport", method="POST", position=30)
-    call_command("check")
+    call_command("check", "--database", "default")
     assert "agents_protocol.W001" in capsys.readouterr().err

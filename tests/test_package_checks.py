@@ -116,18 +116,18 @@ def test_e006_the_urls_are_included_under_a_prefix(settings, tmp_path, monkeypat
 def test_e007_audit_on_without_a_signing_key(settings):
     settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY=None, SIGNING_KEY_FILE=None)
     assert AuditConfig.load().enabled
-    assert ids(checks.audit_signing_key(None)) == ["agents_protocol.E007"]
+    assert ids(checks.audit_signing_key(None, databases=["default"])) == ["agents_protocol.E007"]
     AuditConfig.objects.filter(pk=1).update(enabled=False)
-    assert checks.audit_signing_key(None) == []
+    assert checks.audit_signing_key(None, databases=["default"]) == []
 
 
 def test_e008_a_signing_key_that_is_not_32_bytes(settings):
     settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY=base64.b64encode(b"short").decode())
-    assert ids(checks.audit_signing_key(None)) == ["agents_protocol.E008"]
+    assert ids(checks.signing_key_valid(None)) == ["agents_protocol.E008"]
     settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY="not base64 at all!")
-    assert ids(checks.audit_signing_key(None)) == ["agents_protocol.E008"]
+    assert ids(checks.signing_key_valid(None)) == ["agents_protocol.E008"]
     settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, SIGNING_KEY=base64.b64encode(bytes(32)).decode())
-    assert checks.audit_signing_key(None) == []
+    assert checks.signing_key_valid(None) == []
 
 
 def test_e009_a_database_other_than_sqlite_or_postgresql(monkeypatch):
