@@ -36,7 +36,8 @@ def test_without_any_interpreter_the_bare_name_is_left_for_nox_to_refuse(fake_py
 def test_django_52_gets_the_lowest_versions_pyproject_allows():
     pins = noxfile.lowest_allowed()
     assert "Django==5.2" in pins and "PyNaCl==1.5" in pins
-    assert all("==" in pin for pin in pins) and len(pins) == 8
+    assert all("==" in pin for pin in pins) and len(pins) == 9
+    assert "djangorestframework==3.16" in pins
 
 
 def test_django_6_gets_the_site_pins_with_the_newest_django_6():
