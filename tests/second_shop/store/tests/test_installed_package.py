@@ -68,7 +68,7 @@ class InstalledPackageTests(TestCase):
         self.assertEqual(extra, set())
         self.assertIn("django", installed)
         self.assertIn("djangorestframework", shop_own)
-        self.assertNotIn("djangorestframework", dependency_closure("agents-protocol"))
+        self.assertIn("djangorestframework", dependency_closure("agents-protocol"))
 
     def test_the_wheel_ships_the_canonical_schema_unchanged(self):
         shipped = files("agents_protocol") / "schemas" / "agents.schema.json"
