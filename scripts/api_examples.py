@@ -49,20 +49,49 @@ regenerates the page; tokens, ids and times differ on each run).
   `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}` and carries
   `X-Request-ID`. Money is a JSON number with two decimals plus a `currency`.
 
-| status | codes |
-|---|---|
-| 400 | `invalid_params` (with `fields`), `invalid_json`, `invalid_quantity`, `quantity_above_maximum`, `insufficient_stock`, `cart_empty`, `currency_mismatch`, `invalid_idempotency_key` |
-| 401 | `session_required`, `session_invalid`, `session_expired`, `session_ended` |
-| 404 | `not_found` (no such endpoint), `unknown_item`, `unknown_category`, `item_not_in_cart` |
-| 405 | `method_not_allowed` (with an `Allow` header) |
-| 409 | `cart_not_open`, `idempotency_in_flight` (with `Retry-After`) |
-| 413 | `payload_too_large` (bodies over 64 KiB) |
-| 415 | `unsupported_media_type` |
-| 422 | `idempotency_conflict` |
-| 429 | `rate_limited`, `too_many_sessions` (with `Retry-After`) |
-| 500 | `internal_error` (quote the `X-Request-ID`) |
-| 501 | `not_implemented` (a capability with no handler) |
-| 503 | `backend_unavailable` (database or cache down; with `Retry-After`) |
+## Error codes
+
+Every refusal names one of these codes; agents should branch on `code` and `status`, and
+show `error` (one sentence saying what went wrong and what to do) to a human if needed.
+PactSpec skills answer the same envelope with the same status. A2A answers a JSON-RPC error
+whose `data` holds a google.rpc ErrorInfo with the code in `metadata.code` (and in capitals
+as `reason`), over HTTP 200 except for 401 and 429. Codes marked *(shop)* come from this
+shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider may add its own.
+
+| status | code | when | what the agent should do |
+|---|---|---|---|
+| 400 | `invalid_params` | a parameter is missing, of the wrong type, out of its bounds or not one of its values; `fields` names each one (also session fields that are too long, and a PactSpec or A2A input that is not an object) | fix the parameters named in `fields` (agents.json describes each) and send again |
+| 400 | `invalid_json` | the body is not valid JSON (or has NaN or Infinity, a key twice, nesting deeper than 32 levels), or is not a JSON object | send one JSON object of parameters |
+| 400 | `invalid_request` | the request itself is malformed: a `Content-Length` that is not a number, an unexpected `Host`, too many parameters (also what a provider's `bad_request()` answers without a code of its own) | send a well-formed request to the site's own host |
+| 400 | `invalid_idempotency_key` | the `Idempotency-Key` header is not 1 to 255 visible ASCII characters | send a UUID as the key, or no key |
+| 400 | `unknown_skill` | a PactSpec call (`{"skill", "input"}`) or an A2A message names no skill of this site (A2A: JSON-RPC -32602) | use a skill id of `/.well-known/pactspec.json` or `/.well-known/agent-card.json` |
+| 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (at least 0 for `cart.update`) | send a positive whole number |
+| 400 | `quantity_above_maximum` | *(shop)* the line would hold more of one item than a cart may (20 here) | lower the quantity to the maximum the sentence gives |
+| 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), then try again |
+| 400 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add at least one item first |
+| 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart | check out this cart first, then buy the item in a new session |
+| 401 | `session_required` | the capability needs a session and no token was sent (also the audit endpoint without the session's token) | create a session (POST the session endpoint) and send its token as `Authorization: Bearer <token>` |
+| 401 | `session_invalid` | the token is no session's | create a new session |
+| 401 | `session_expired` | the session's `ttl_seconds` have passed (a hard deadline from creation) | create a new session; the old one's audit trail can be fetched |
+| 401 | `session_ended` | the session was ended (DELETE, or the signing key was rotated) | create a new session |
+| 404 | `not_found` | no capability is served at this path (or a PactSpec skill URL names no skill) | read the endpoints from agents.json; do not guess paths |
+| 404 | `unknown_item` | no item with this id is for sale (`detail`, the cart capabilities) | find ids with `search` or `browse` |
+| 404 | `unknown_category` | *(shop)* `browse` with a category that does not exist | use one of the categories the sentence lists, or none |
+| 404 | `unknown_order` | *(shop)* `order.status` with an order id this session does not have | call `order.status` without `order_id` to list the session's orders |
+| 404 | `item_not_in_cart` | *(shop)* `cart.update` or `cart.remove` of an item the cart does not hold | read the cart with `cart.view` |
+| 404 | `unknown_session` | no audit trail for this session id and token (another session's token, audit off, or removed after the retention period) | send the `session_id` with that session's own token |
+| 405 | `method_not_allowed` | the endpoint does not take this method (documents are read-only; A2A and PactSpec take POST); the `Allow` header lists the methods | use a method from `Allow` (agents.json gives each capability's) |
+| 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again: it uses a new cart |
+| 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running (`Retry-After`) | wait `Retry-After` seconds and send it again with the same key |
+| 413 | `payload_too_large` | the body is over `MAX_BODY_BYTES` (64 KiB by default) | send a smaller body |
+| 415 | `unsupported_media_type` | a body with a `Content-Type` other than `application/json` (or `application/*+json`) | send the parameters as JSON with `Content-Type: application/json` |
+| 422 | `idempotency_conflict` | this `Idempotency-Key` was used for a different body or endpoint | use a new key for a new request |
+| 425 | `session_live` | the audit trail of a session that has not ended yet (`Retry-After`: until it expires) | end the session (DELETE), then fetch the trail |
+| 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds; keep under `X-RateLimit-Remaining` |
+| 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |
+| 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` when reporting it |
+| 501 | `not_implemented` | the capability is published but has no handler on this site | do not retry; use another capability |
+| 503 | `backend_unavailable` | the shop's database or rate-limit cache is down (`Retry-After`) | retry after `Retry-After` seconds, with the same `Idempotency-Key` for a POST |
 """
 
 
