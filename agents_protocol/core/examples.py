@@ -36,13 +36,20 @@ def example_input(capability, item):
     params = {}
     for param in capability.params:
         if param.name == "limit" and param.type == "integer":
-            params["limit"] = EXAMPLE_PAGE_SIZE
+            params["limit"] = _within(EXAMPLE_PAGE_SIZE, param.minimum, param.maximum)
         if param.required:
             value = _from_item(param.name, item)
             if value is None:
                 return None
             params[param.name] = value
     return params
+
+
+def _within(value, minimum, maximum):
+    """`value`, moved inside the parameter's declared bounds."""
+    if minimum is not None:
+        value = max(value, minimum)
+    return value if maximum is None else min(value, maximum)
 
 
 def _from_item(name, item):
