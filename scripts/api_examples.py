@@ -33,6 +33,19 @@ regenerates the page; tokens, ids and times differ on each run).
   object body with `Content-Type: application/json` (DELETE also accepts the query string).
   Unknown parameters are ignored. `name`/`price` sent to `cart.add` are ignored: prices
   always come from the shop.
+- Parameter rules: a parameter's type, whether it is required, its default, its allowed
+  values, its bounds (`minimum`/`maximum`), its length and its format (email, uri,
+  date-time) are configured per site and checked before anything runs. OpenAPI and PactSpec
+  publish them as JSON Schema keywords (`minimum`, `maximum`, `minLength`, `maxLength`,
+  `format`); agents.json, whose schema has no such keys, states them in each parameter's
+  description (`"Search query (1 to 200 characters)"`). Text with a minimum length is
+  trimmed of surrounding whitespace first (`"   "` is not a search query) and arrives
+  trimmed. A value outside its rules is 400 `invalid_params`, one sentence per parameter in
+  `fields`: "Must be text of 1 to 200 characters.", "Must be an integer from 1 to 100.",
+  "Must be a valid email address.". By default: `q`, ids and `name` 1 to 200 characters,
+  `page` 1 to 10000, `limit` 1 to 100, `quantity` at most 1000 (the shop's own cart maximum
+  and "at least 1" answer `quantity_above_maximum` and `invalid_quantity`), `order_id` at most
+  100 characters, `email` an email address of 3 to 320 characters, `message` 1 to 5000.
 - Sessions: `POST /session` returns a `session_token`; send it as
   `Authorization: Bearer <token>` (or `X-Session-Token`, or `X-Agent-Session`). Sessions end
   `ttl_seconds` after creation, whatever the activity.
