@@ -11,9 +11,10 @@
 | E007    | audit is on but neither SIGNING_KEY nor SIGNING_KEY_FILE is set             |
 | E008    | SIGNING_KEY is not base64 of 32 bytes                                       |
 | E009    | the default database is neither SQLite nor PostgreSQL (sessions.py)          |
+| E010    | an endpoint lies outside /.well-known/ (saved before migration 0010)        |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 
-E007, E009 and W001 read the database, so they are database checks (Tags.database): like
+E007, E009, E010 and W001 read the database, so they are database checks (Tags.database): like
 Django's own, they run with `manage.py check --database default` and before `migrate`, not
 in a plain `check`, which must work without a database.
 """
@@ -29,8 +30,9 @@ from django.utils.module_loading import import_string
 
 from agents_protocol.core.capabilities import registered_names
 from agents_protocol.core.conf import DEFAULTS, get_setting
-from agents_protocol.core.models import AuditConfig, Capability
+from agents_protocol.core.models import AuditConfig, Capability, SessionConfig
 from agents_protocol.core.provider import ShopProvider
+from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN
 
 API_MIDDLEWARE = "agents_protocol.http.middleware.AgentsApiMiddleware"
 AGENTS_JSON_PATH = "/.well-known/agents.json"
@@ -225,4 +227,28 @@ def every_enabled_capability_has_a_handler(app_configs, databases=None, **kwargs
             id="agents_protocol.W001",
         )
         for name in missing
+    ]
+
+
+@register(Tags.database)
+def endpoints_under_well_known(app_configs, databases=None, **kwargs):
+    """Endpoints saved before 0010 may lie outside /.well-known/, where the middleware no longer looks."""
+    if not _reads(Capability, databases):
+        return []
+    try:
+        routes = [(c.name, c.endpoint) for c in Capability.objects.filter(enabled=True)]
+        session = SessionConfig.objects.filter(pk=1).values_list("create_endpoint", "delete_endpoint").first()
+        audit = AuditConfig.objects.filter(pk=1).values_list("endpoint", flat=True).first()
+    except DatabaseError:
+        return []
+    routes += [("session create", session[0]), ("session delete", session[1])] if session else []
+    routes += [("audit", audit)] if audit else []
+    return [
+        Error(
+            f"The endpoint of {name} is {endpoint!r}, outside {WELL_KNOWN}: the agent API does not serve it.",
+            hint=f"Move it under {WELL_KNOWN} in admin (for example {API_PREFIX}/...).",
+            id="agents_protocol.E010",
+        )
+        for name, endpoint in routes
+        if not endpoint.startswith(WELL_KNOWN)
     ]

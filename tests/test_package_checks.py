@@ -9,7 +9,7 @@ from django.test import override_settings
 from agents_protocol import checks
 from agents_protocol.checks import provider_interface_problems
 from agents_protocol.core.provider import ShopProvider
-from agents_protocol.models import AuditConfig
+from agents_protocol.models import AuditConfig, Capability
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +140,12 @@ def test_e009_a_database_other_than_sqlite_or_postgresql(monkeypatch):
 def test_manage_py_check_runs_the_new_checks(settings):
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != checks.API_MIDDLEWARE]
     assert "agents_protocol.E005" in ids(run_checks())
+
+
+@pytest.mark.django_db
+def test_an_endpoint_outside_well_known_is_an_error_of_the_database_checks():
+    assert ids(checks.endpoints_under_well_known(None, databases=["default"])) == []
+    Capability.objects.filter(name="search").update(endpoint="/api/search")  # as saved before migration 0010
+    (error,) = checks.endpoints_under_well_known(None, databases=["default"])
+    assert error.id == "agents_protocol.E010" and "'/api/search'" in error.msg and "search" in error.msg
+    assert checks.endpoints_under_well_known(None) == []  # a plain check reads no database

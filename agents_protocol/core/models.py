@@ -27,9 +27,10 @@ PARAM_NAME = RegexValidator(
     "Use letters, digits and underscores, not starting with a digit.",
 )
 ENDPOINT_PATH = RegexValidator(
-    r"^/([A-Za-z0-9._~-]+|:[a-z_][a-z0-9_]*)(/([A-Za-z0-9._~-]+|:[a-z_][a-z0-9_]*))*$",
-    "Use an origin-relative path such as /.well-known/agents/api/detail/:id "
-    "(no query string, no trailing slash, :name for path parameters).",
+    r"^/\.well-known/([A-Za-z0-9._~-]+|:[a-z_][a-z0-9_]*)(/([A-Za-z0-9._~-]+|:[a-z_][a-z0-9_]*))*$",
+    "Use an origin-relative path under /.well-known/ such as /.well-known/agents/api/detail/:id "
+    "(no query string, no trailing slash, :name for path parameters). Keeping every endpoint under "
+    "/.well-known/ lets the rest of the site run without a look at the agent configuration.",
 )
 
 HTTP_METHODS = [(m, m) for m in ("GET", "POST", "PUT", "PATCH", "DELETE")]
