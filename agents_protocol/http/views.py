@@ -13,10 +13,7 @@ from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import bad_request
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.schema import validate_params
-from agents_protocol.core.session_params import (
-    SESSION_CREATE_PARAMS,
-    check_agent_lengths,
-)
+from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
 from agents_protocol.http import routing
 from agents_protocol.http.audit_access import artifact_for
 from agents_protocol.http.client import client_address, token_from_headers
@@ -62,7 +59,7 @@ class AgentApiView(AgentView):
 
     def create_session(self, request):
         body, _ = raw_params(request, "POST")
-        agent = check_agent_lengths(validate_params(SESSION_CREATE_PARAMS, body, {}, {}))
+        agent = validate_params(SESSION_CREATE_PARAMS, body, {}, {})
         replay = self.replay_or_claim(None, body)
         if replay is not None:
             return replay
