@@ -54,22 +54,20 @@ def get_setting(name):
 
 
 class PipelineSteps:
-    """The pipeline's step classes, imported once (again after a settings change), like DRF's api_settings."""
-
-    def __init__(self):
-        self._imported = {}
+    """The pipeline's step classes, imported on first use (again after a settings change), like
+    DRF's api_settings: an imported step is an attribute of the instance from then on."""
 
     def __getattr__(self, name):
         if name not in PIPELINE_STEPS:
             raise AttributeError(name)
-        if name not in self._imported:
-            value = get_setting(name)
-            self._imported[name] = import_string(value) if isinstance(value, str) else [
-                import_string(path) for path in value]
-        return self._imported[name]
+        value = get_setting(name)
+        steps = import_string(value) if isinstance(value, str) else [import_string(path) for path in value]
+        setattr(self, name, steps)
+        return steps
 
     def reload(self):
-        self._imported.clear()
+        for name in PIPELINE_STEPS:
+            self.__dict__.pop(name, None)
 
 
 pipeline_steps = PipelineSteps()

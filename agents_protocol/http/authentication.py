@@ -40,7 +40,7 @@ class AgentSessionAuthentication(BaseAuthentication):
     """
 
     def authenticate(self, request):
-        token = token_from_headers(request)
+        token = token_from_headers(request._request)
         if not token:
             return None
         try:

@@ -55,6 +55,7 @@ class AgentView(APIView):
     capability = None  # the CapabilitySpec this call runs, found by resolve()
     requires_session = False  # read by the permission step
     counts_per_session = True  # read by the throttle step: False counts every call per address
+    format_kwarg = None  # no format suffixes
 
     # DRF's policies, read from AGENTS_PROTOCOL (imported once per settings change).
     def get_authenticators(self):
@@ -96,12 +97,17 @@ class AgentView(APIView):
         return self.allowed_methods
 
     def initial(self, request, *args, **kwargs):
+        """DRF's initial() (negotiation, authentication, permissions, throttles), after the
+        transport found the call; without format suffixes or versioning, which agents do not use."""
         self.refusal = self.audited_call = self.idempotency_claim = None
         self.config = current_config()
         if not hasattr(self, request.method.lower()):
             self.http_method_not_allowed(request)
         self.resolve(request, *args, **kwargs)
-        super().initial(request, *args, **kwargs)
+        request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
+        self.perform_authentication(request)
+        self.check_permissions(request)
+        self.check_throttles(request)
 
     def resolve(self, request, *args, **kwargs):
         """Find the call: set `capability` and `requires_session` (and whatever the transport needs)."""
@@ -178,13 +184,8 @@ class AgentView(APIView):
         return None
 
     def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
         if isinstance(response, Response):
-            try:
-                response.render()  # here, so data JSON cannot carry becomes the 500 envelope
-            except Exception as error:
-                response = super().finalize_response(request, self.handle_exception(error), *args, **kwargs)
-                response.render()
+            response = self.rendered(response)
         self.record(response)
         self.keep_for_replay(response)
         for name, value in limits.response_headers(request._request).items():
@@ -192,6 +193,17 @@ class AgentView(APIView):
         response["X-Request-ID"] = self.request_id
         response["Cache-Control"] = "no-store"
         return allow_any_origin(response)
+
+    def rendered(self, response):
+        """`response` written by the renderer; data JSON cannot carry becomes the 500 answer."""
+        renderer = getattr(self.request, "accepted_renderer", None) or self.get_renderers()[0]
+        try:
+            response.content = renderer.render(response.data, renderer.media_type, {"view": self, "response": response})
+        except Exception as error:
+            return self.rendered(self.handle_exception(error))
+        media_type = renderer.media_type
+        response["Content-Type"] = f"{media_type}; charset={renderer.charset}" if renderer.charset else media_type
+        return response
 
     def outcome(self, response):
         """(status, code) of the call, as its audit event records it."""
