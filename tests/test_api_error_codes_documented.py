@@ -26,8 +26,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 API_DOC = ROOT / "docs" / "api.md"
 PROVIDER = "acme/agents.py"

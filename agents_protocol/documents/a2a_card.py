@@ -13,7 +13,6 @@ inputs and every rule the API enforces on them, compiled from the same configura
 import json
 
 from agents_protocol.core.schema import NUMERIC_TYPES, param_phrase
-
 from agents_protocol.documents.interop import (
     A2A_RPC_PATH,
     JSON_MEDIA_TYPE,

@@ -46,8 +46,7 @@ def refusal_for(exc, request_id="-"):
     if isinstance(exc, CapabilityError):
         return exc
     if isinstance(exc, routing.MethodNotAllowed):
-        return CapabilityError(405, "method_not_allowed", f"Use {' or '.join(exc.allowed)} on this endpoint.",
-                               headers={"Allow": ", ".join(exc.allowed + ["OPTIONS"])})
+        return method_not_allowed(exc.allowed)
     if isinstance(exc, routing.RouteNotFound):
         return CapabilityError(404, "not_found", "No capability is served at this path; see /.well-known/agents.json.")
     if isinstance(exc, drf.Throttled):
@@ -66,6 +65,11 @@ def refusal_for(exc, request_id="-"):
     logger.error("Unexpected error in the agent API (request id %s)", request_id, exc_info=exc)
     return CapabilityError(500, "internal_error",
                            f"Something went wrong on our side; retry with backoff. Request id: {request_id}.")
+
+
+def method_not_allowed(allowed):
+    return CapabilityError(405, "method_not_allowed", f"Use {' or '.join(allowed)} on this endpoint.",
+                           headers={"Allow": ", ".join([*allowed, "OPTIONS"])})
 
 
 def throttled(exc):

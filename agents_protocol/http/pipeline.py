@@ -36,15 +36,10 @@ from agents_protocol.core.schema import validate_params
 from agents_protocol.http import idempotency, limits
 from agents_protocol.http.client import client_address, request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
-from agents_protocol.http.exceptions import refusal_for
+from agents_protocol.http.exceptions import method_not_allowed, refusal_for
 from agents_protocol.http.parsers import AgentContentNegotiation
 
 logger = logging.getLogger("agents_protocol.api")
-
-
-def method_not_allowed(allowed):
-    return CapabilityError(405, "method_not_allowed", f"Use {' or '.join(allowed)} on this endpoint.",
-                           headers={"Allow": ", ".join([*allowed, "OPTIONS"])})
 
 
 class AgentView(APIView):

@@ -12,7 +12,8 @@ class AgentRateThrottle(BaseThrottle):
 
     def allow_request(self, request, view):
         session = request.auth if getattr(view, "counts_per_session", True) else None
-        self.usage = limits.count(request._request, session, view.config.rate_limit)
+        config = getattr(view, "config", None)  # AgentView keeps the snapshot; a shop's own DRF view has none
+        self.usage = limits.count(request._request, session, config.rate_limit if config else None)
         return self.usage is None or not self.usage.exceeded
 
     def wait(self):
