@@ -87,8 +87,8 @@ class CapabilityParamInline(admin.TabularInline):
     extra = 0
     formfield_overrides = {
         models.JSONField: {"form_class": OptionalJSONField, "widget": forms.TextInput(attrs={"size": 24})},
-        models.FloatField: {"widget": forms.NumberInput(attrs={"step": "any", "style": "width: 7em"})},
-        models.PositiveIntegerField: {"widget": forms.NumberInput(attrs={"min": 0, "style": "width: 6em"})},
+        models.FloatField: {"widget": forms.NumberInput(attrs={"step": "any"})},
+        models.PositiveIntegerField: {"widget": forms.NumberInput(attrs={"min": 0})},
     }
     fields = ["position", "name", "type", "required", "default", "enum", "items", "minimum", "maximum",
               "min_length", "max_length", "format", "description"]
