@@ -7,24 +7,14 @@ the same steps run: body guards, authentication, rate limits, parameter validati
 Idempotency-Key, the audit event, and nothing stored changes when a call is refused.
 
 Each property is written once and parametrized over the transports (`transport` fixture:
-api, a2a, pactspec, pactspec-dispatch). The adapters below call over real HTTP (live_server)
-and read each wire format into one `Outcome`, checking the format as they read:
-
-- agent API: `{"ok": true, "data"}` / `{"ok": false, "error", "code", "fields"?}` with the
-  refusal's HTTP status;
-- PactSpec: the capability's data itself on success, the agent API's error envelope and
-  status on refusal;
-- A2A: a JSON-RPC result `{"message": {"role": "ROLE_AGENT", "parts": [{"data": …}]}}`, or a
-  JSON-RPC error whose `data[0]` is a google.rpc ErrorInfo (reason = the code in capitals,
-  metadata `{"code", "status"}`) and, for parameters, a google.rpc BadRequest; HTTP 401 and
-  429 for those refusals, else 200.
+api, a2a, pactspec, pactspec-dispatch). The adapters (tests/transports.py) call over real HTTP
+(live_server) and read each wire format into one `Outcome`, checking the format as they read:
+the agent API's envelope, PactSpec's data or the agent API's error envelope, A2A's JSON-RPC
+result or error with its google.rpc ErrorInfo (HTTP 401 and 429 for those refusals, else 200).
 
 No answer here may be a 5xx, an HTML page, or A2A's -32603 (internal error): none of these
 calls gives the server a reason to fail.
 """
-import json
-from dataclasses import dataclass
-from functools import lru_cache
 from types import SimpleNamespace
 
 import pytest
@@ -37,228 +27,10 @@ from agents_protocol.models import RateLimitConfig
 from cart.models import CartLine
 from tests.factories import make_agent_session, make_product
 from tests.test_hostile_input import stored_state
+from tests.transports import TIMEOUT, TRANSPORTS, discovered, refused, token_header
 
-TIMEOUT = 10
 MAX_BODY_BYTES = 64 * 1024  # the default MAX_BODY_BYTES
 TOKEN_HEADERS = ["Authorization", "X-Session-Token", "X-Agent-Session"]
-ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
-PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR, UNSUPPORTED_OPERATION = (
-    -32700, -32600, -32602, -32603, -32004)
-HTTP_LEVEL_STATUSES = (401, 429)  # what A2A answers with the refusal's own HTTP status
-MALFORMED_STATUS = {"invalid_json": 400, "payload_too_large": 413, "unsupported_media_type": 415}
-MALFORMED_RPC_CODE = {"invalid_json": PARSE_ERROR, "payload_too_large": INVALID_REQUEST,
-                      "unsupported_media_type": INVALID_REQUEST}
-
-
-@lru_cache
-def discovered(base_url):
-    """Where each transport serves what, read once from the site's published documents."""
-    def get(path):
-        response = requests.get(base_url + path, timeout=TIMEOUT)
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    agents, pactspec, card = (get("/.well-known/agents.json"), get("/.well-known/pactspec.json"),
-                              get("/.well-known/agent-card.json"))
-    assert len(pactspec["skills"]) == len(agents["capabilities"])  # one skill per capability, in order
-    return SimpleNamespace(
-        capabilities={c["name"]: c for c in agents["capabilities"]},
-        session=agents["session"],
-        skill_ids={c["name"]: s["id"] for c, s in zip(agents["capabilities"], pactspec["skills"])},
-        pactspec_url=pactspec["endpoint"]["url"],
-        a2a_url=card["supportedInterfaces"][0]["url"],
-    )
-
-
-def token_header(token, header="Authorization"):
-    if token is None:
-        return {}
-    return {header: f"Bearer {token}" if header == "Authorization" else token}
-
-
-@dataclass
-class Outcome:
-    """One answer, whatever the transport: `status` and `code` are the protocol's (for A2A,
-    from the ErrorInfo; `http_status` is what came over the wire)."""
-    transport: str
-    http_status: int
-    headers: object
-    body: object
-    ok: bool = False
-    data: object = None
-    status: int | None = None
-    code: str | None = None
-    fields: dict | None = None
-    rpc_code: int | None = None
-
-    @property
-    def replayed(self):
-        return self.headers.get("Idempotent-Replayed") == "true"
-
-
-class Transport:
-    """Calls a capability through one transport and reads its answer into an Outcome."""
-    name = ""
-
-    def __init__(self, base_url):
-        self.base_url = base_url
-        self.site = discovered(base_url)
-
-    def call(self, capability, params=None, token=None, header="Authorization", headers=None, raw_input=None,
-             content_type="application/json"):
-        """Call `capability` with `params`, or with `raw_input`: bytes standing for the JSON text of its
-        input object, put where this transport carries the input (the whole body for the agent API and
-        a PactSpec skill URL, `input` for the dispatcher, the data part's `input` for A2A)."""
-        if raw_input is None:
-            raw_input = json.dumps(params or {}).encode()
-        sent = {"Content-Type": content_type, **token_header(token, header), **(headers or {})}
-        response = self.send(capability, params or {}, raw_input, sent)
-        assert response.status_code < 500, f"{self.name}: {response.status_code} {response.text[:500]}"
-        content = response.headers.get("Content-Type", "")
-        assert content.split(";")[0] == "application/json", f"{self.name}: {content} {response.text[:500]}"
-        outcome = Outcome(self.name, response.status_code, response.headers, response.json())
-        self.read(outcome)
-        return outcome
-
-    def post(self, url, body, headers):
-        return requests.post(url, data=body, headers=headers, timeout=TIMEOUT)
-
-    def read_envelope(self, outcome):
-        body = outcome.body
-        assert isinstance(body, dict) and body.get("ok") is False, body
-        assert set(body) <= {"ok", "error", "code", "fields"}, body
-        assert isinstance(body["error"], str) and body["error"], body
-        assert isinstance(body["code"], str) and body["code"], body
-        assert outcome.http_status >= 400, body
-        outcome.status, outcome.code, outcome.fields = outcome.http_status, body["code"], body.get("fields")
-        if outcome.fields is not None:
-            assert isinstance(outcome.fields, dict) and outcome.fields, body
-
-    def assert_malformed(self, outcome, code):
-        """The refusal of a body this transport cannot read (see MALFORMED_STATUS)."""
-        refused(outcome, MALFORMED_STATUS[code], code)
-
-
-class AgentApi(Transport):
-    name = "api"
-
-    def send(self, capability, params, raw_input, headers):
-        declared = self.site.capabilities[capability]
-        url = self.base_url + declared["endpoint"]
-        if declared["method"] == "GET":
-            return requests.get(url, params=params, headers=headers, timeout=TIMEOUT)
-        return requests.request(declared["method"], url, data=raw_input, headers=headers, timeout=TIMEOUT)
-
-    def read(self, outcome):
-        body = outcome.body
-        if outcome.http_status < 400:
-            assert set(body) == {"ok", "data"} and body["ok"] is True, body
-            outcome.ok, outcome.data, outcome.status = True, body["data"], outcome.http_status
-        else:
-            self.read_envelope(outcome)
-
-    def stable(self, body):
-        return body
-
-
-class PactSpec(Transport):
-    """PactSpec per skill: POST <endpoint.url>/<skill id> with the input as the body."""
-    name = "pactspec"
-
-    def send(self, capability, params, raw_input, headers):
-        return self.post(f"{self.site.pactspec_url}/{self.site.skill_ids[capability]}", raw_input, headers)
-
-    def read(self, outcome):
-        if outcome.http_status < 400:
-            assert outcome.http_status == 200, outcome.body
-            assert not (isinstance(outcome.body, dict) and set(outcome.body) == {"ok", "data"}), (
-                f"PactSpec answers the data itself, no envelope: {outcome.body}")
-            outcome.ok, outcome.data, outcome.status = True, outcome.body, 200
-        else:
-            self.read_envelope(outcome)
-
-    def stable(self, body):
-        return body
-
-
-class PactSpecDispatch(PactSpec):
-    """PactSpec through the dispatcher: POST <endpoint.url> with {"skill": <skill id>, "input": {…}}."""
-    name = "pactspec-dispatch"
-
-    def send(self, capability, params, raw_input, headers):
-        body = b'{"skill":' + json.dumps(self.site.skill_ids[capability]).encode() + b',"input":' + raw_input + b"}"
-        return self.post(self.site.pactspec_url, body, headers)
-
-
-class A2A(Transport):
-    """A2A JSON-RPC: SendMessage with a data part {"skill": <capability name>, "input": {…}}."""
-    name = "a2a"
-
-    def send(self, capability, params, raw_input, headers):
-        body = (b'{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1",'
-                b'"role":"ROLE_USER","parts":[{"data":{"skill":' + json.dumps(capability).encode()
-                + b',"input":' + raw_input + b"}}]}}}")
-        return self.post(self.site.a2a_url, body, headers)
-
-    def read(self, outcome):
-        body = outcome.body
-        assert isinstance(body, dict) and body.get("jsonrpc") == "2.0", body
-        assert ("result" in body) != ("error" in body), body
-        if "result" in body:
-            assert outcome.http_status == 200, body
-            message = body["result"]["message"]
-            assert message["role"] == "ROLE_AGENT" and len(message["parts"]) == 1, body
-            outcome.ok, outcome.data, outcome.status = True, message["parts"][0]["data"], 200
-            return
-        error = body["error"]
-        assert isinstance(error["code"], int) and isinstance(error["message"], str) and error["message"], body
-        outcome.rpc_code = error["code"]
-        assert outcome.rpc_code != INTERNAL_ERROR, f"-32603 (internal error) for a call the server can answer: {body}"
-        details = error.get("data")
-        if details:
-            info = details[0]
-            assert info["@type"] == ERROR_INFO, body
-            assert set(info["metadata"]) == {"code", "status"}, body
-            outcome.code, outcome.status = info["metadata"]["code"], int(info["metadata"]["status"])
-            assert info["reason"] == outcome.code.upper(), body
-            violations = [d for d in details[1:] if d.get("@type") == BAD_REQUEST]
-            if violations:
-                outcome.fields = {v["field"]: v["description"] for v in violations[0]["fieldViolations"]}
-            expected_http = outcome.status if outcome.status in HTTP_LEVEL_STATUSES else 200
-            assert outcome.http_status == expected_http, f"HTTP {outcome.http_status}: {body}"
-            if outcome.status == 501:
-                assert outcome.rpc_code == UNSUPPORTED_OPERATION, body
-        else:
-            assert outcome.http_status == 200, body
-
-    def assert_malformed(self, outcome, code):
-        """-32700 for a body that is not the JSON accepted (id null: it could not be read), -32600 for a
-        body too large or not sent as application/json; HTTP 200."""
-        assert not outcome.ok, outcome.body
-        assert outcome.rpc_code == MALFORMED_RPC_CODE[code], outcome.body
-        assert outcome.http_status == 200, outcome.body
-        if outcome.rpc_code == PARSE_ERROR:
-            assert outcome.body["id"] is None, outcome.body
-
-    def stable(self, body):
-        """The answer without the fresh messageId each answer message gets."""
-        body = json.loads(json.dumps(body))
-        body.get("result", {}).get("message", {}).pop("messageId", None)
-        return body
-
-
-TRANSPORTS = {"api": AgentApi, "a2a": A2A, "pactspec": PactSpec, "pactspec-dispatch": PactSpecDispatch}
-
-
-def refused(outcome, status, code, field=None):
-    """A refusal with the protocol's status and code (naming `field` among its parameters)."""
-    assert not outcome.ok, f"{outcome.transport}: {outcome.body}"
-    assert (outcome.status, outcome.code) == (status, code), f"{outcome.transport}: {outcome.body}"
-    if field is not None:
-        assert field in (outcome.fields or {}), f"{outcome.transport}: {outcome.body}"
-    if outcome.transport == "a2a" and code == "invalid_params":
-        assert outcome.rpc_code == INVALID_PARAMS and outcome.fields, outcome.body
 
 
 @pytest.fixture(params=list(TRANSPORTS))
