@@ -33,8 +33,10 @@ class AgentApiView(AgentView):
         self.match = routing.resolve(self.config, request.path, request.method)
         route = self.match.route
         self.capability = route.capability
-        self.requires_session = route.capability.requires_session if route.capability else route.name == routing.SESSION_DELETE
-        self.counts_per_session = route.capability is not None  # session and audit endpoints count per address
+        if route.capability is None:  # the session and audit endpoints, counted per address
+            self.requires_session, self.counts_per_session = route.name == routing.SESSION_DELETE, False
+        else:
+            self.requires_session = route.capability.requires_session
         check_declared_length(request._request)
 
     def serve(self, request, *args, **kwargs):
