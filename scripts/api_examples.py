@@ -58,6 +58,15 @@ regenerates the page; tokens, ids and times differ on each run).
   address for session create and calls without a session), so no agent can replay another's.
   Answers that ask for a retry (409, 429, 5xx) are not kept: retry them with the same key.
   GET, PUT and DELETE ignore the header (they are idempotent already).
+- Request size: on every agent path (the API, the discovery documents, A2A, PactSpec) the
+  path and query string may be at most 4096 bytes, percent-encoded (`MAX_URL_BYTES`), and the
+  header block at most 8192 bytes, each field counted as `Name: value` and CRLF
+  (`MAX_HEADER_BYTES`); a request body at most 64 KiB (`MAX_BODY_BYTES`). Past them the answer
+  is 414 `uri_too_long`, 431 `headers_too_large` or 413 `payload_too_large`, in the envelope.
+  The URL and header checks come first, before the call is read (A2A answers them in the
+  envelope too) and before the rate limit counts it. This site's gunicorn lets more through
+  (an 8190-byte request line, 256 header fields of up to 16384 bytes each): only a request past
+  those gets gunicorn's own plain 414 or 431 instead of the envelope.
 - Every response is `{"ok": true, "data": …}` or
   `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}` and carries
   `X-Request-ID`. Money is a JSON number with two decimals plus a `currency`.
@@ -97,11 +106,13 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again: it uses a new cart |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running (`Retry-After`) | wait `Retry-After` seconds and send it again with the same key |
 | 413 | `payload_too_large` | the body is over `MAX_BODY_BYTES` (64 KiB by default) | send a smaller body |
+| 414 | `uri_too_long` | the path and query string are over `MAX_URL_BYTES` (4096 bytes by default), on any agent path | send shorter parameters; a POST capability takes them in its JSON body |
 | 415 | `unsupported_media_type` | a body with a `Content-Type` other than `application/json` (or `application/*+json`) | send the parameters as JSON with `Content-Type: application/json` |
 | 422 | `idempotency_conflict` | this `Idempotency-Key` was used for a different body or endpoint | use a new key for a new request |
 | 425 | `session_live` | the audit trail of a session that has not ended yet (`Retry-After`: until it expires) | end the session (DELETE), then fetch the trail |
 | 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds; keep under `X-RateLimit-Remaining` |
 | 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |
+| 431 | `headers_too_large` | the header fields together are over `MAX_HEADER_BYTES` (8192 bytes by default), on any agent path | send only the headers the API reads: the session token, `Content-Type` and `Idempotency-Key` |
 | 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` when reporting it |
 | 501 | `not_implemented` | the capability is published but has no handler on this site | do not retry; use another capability |
 | 503 | `backend_unavailable` | the shop's database or rate-limit cache is down (`Retry-After`) | retry after `Retry-After` seconds, with the same `Idempotency-Key` for a POST |

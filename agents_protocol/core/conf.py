@@ -5,6 +5,13 @@ DEFAULT_SITE        name/description/contact used by the initial migration for t
 DOCUMENT_MAX_AGE    Cache-Control max-age, in seconds, of the discovery documents. 0 makes
                     clients revalidate with If-None-Match every time, which is cheap (304).
 MAX_BODY_BYTES      largest accepted API request body; larger ones get 413.
+MAX_URL_BYTES       longest path and query string (percent-encoded, with the `?`) of a request to
+                    an agent path (the API, the documents, A2A, PactSpec: all under /.well-known/,
+                    and /llms.txt); longer ones get 414 `uri_too_long` (http/request_size.py).
+MAX_HEADER_BYTES    largest header block of a request to an agent path, each field counted as
+                    `Name: value` and CRLF; larger ones get 431 `headers_too_large`. Both are
+                    checked first, before the configuration is read. Keep them below the front
+                    server's own limits (deploy/gunicorn.conf.py), or it answers in their place.
 SIGNING_KEY         base64 of a 32-byte Ed25519 seed for audit signatures (e.g. from a secret store).
 SIGNING_KEY_FILE    where to keep the seed when SIGNING_KEY is unset: created once with mode 0600,
                     replaced by `manage.py agents_keys rotate`. One of the two is needed for audit.
@@ -33,6 +40,8 @@ DEFAULTS = {
     "DEFAULT_SITE": {"name": "My shop", "description": "", "contact": ""},
     "DOCUMENT_MAX_AGE": 0,
     "MAX_BODY_BYTES": 64 * 1024,
+    "MAX_URL_BYTES": 4096,
+    "MAX_HEADER_BYTES": 8192,
     "SIGNING_KEY": None,
     "SIGNING_KEY_FILE": None,
     "AUDIT_RETENTION_DAYS": 30,

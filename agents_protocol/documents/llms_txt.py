@@ -3,8 +3,11 @@
 The llms.txt format allows no headings before its link sections (`## …`, which hold
 only `- [title](url): notes` lines), so seed 001's sections become bold-labelled
 blocks: quick start, capability table, sessions, auth, flows, limits, errors. The link
-sections point to agents.txt, agents.json, the docs and the other dialects.
+sections point to agents.txt, agents.json, the docs and the other dialects. The limits block
+states the request size limits of the app's settings (MAX_URL_BYTES, MAX_HEADER_BYTES,
+MAX_BODY_BYTES) beside the configured rate limits.
 """
+from agents_protocol.core.conf import get_setting
 from agents_protocol.core.schema import param_phrase
 from agents_protocol.documents.interop import (
     AGENT_CARD_PATH,
@@ -21,9 +24,11 @@ ERRORS = (
     ("404", "unknown item or endpoint"),
     ("405", "wrong method: see the `Allow` header"),
     ("413", "body too large"),
+    ("414", "path and query string too long (see **Limits**): send shorter parameters"),
     ("415", "send parameters as a JSON object with `Content-Type: application/json`"),
     ("425", "the audit trail of a live session: end the session first"),
     ("429", "rate limited: wait `Retry-After` seconds"),
+    ("431", "header fields too large (see **Limits**): send only the session token, `Content-Type` and `Idempotency-Key`"),
     ("500", "server error: retry with backoff (at most 3 times), quote `X-Request-ID`"),
     ("503", "the shop's backend is down: wait `Retry-After` seconds"),
 )
@@ -134,7 +139,11 @@ def _limits(config):
     limits = config.rate_limit
     return (
         f"**Limits**: {limits.requests_per_minute} requests per minute; "
-        f"at most {limits.max_sessions} live sessions per agent."
+        f"at most {limits.max_sessions} live sessions per agent. "
+        f"Each request: path and query string at most {get_setting('MAX_URL_BYTES')} bytes, percent-encoded "
+        f"(else 414 `uri_too_long`); header fields at most {get_setting('MAX_HEADER_BYTES')} bytes in all, "
+        "each counted as `Name: value` and CRLF (else 431 `headers_too_large`); a JSON body at most "
+        f"{get_setting('MAX_BODY_BYTES')} bytes (else 413 `payload_too_large`)."
     )
 
 

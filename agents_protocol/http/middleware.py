@@ -4,7 +4,8 @@ Endpoints are data (admin can move them under /.well-known/), so they cannot liv
 static URLconf.
 This middleware sits early in the stack: agent calls and the well-known documents skip
 sessions, CSRF, auth and messages, which they do not use. It reads the configuration
-once and pins it for the whole request (config.pinned_config).
+once and pins it for the whole request (config.pinned_config). Before that, first of all,
+it refuses a URL or header block past the app's own limits (request_size.py: 414, 431).
 """
 from django.db import DatabaseError
 from django.http import HttpResponse
@@ -15,6 +16,7 @@ from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import document_view
 from agents_protocol.http.exceptions import database_unavailable, envelope_of
+from agents_protocol.http.request_size import oversized
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
 
@@ -40,6 +42,9 @@ class AgentsApiMiddleware:
         document = DOCUMENT_VIEWS.get(request.path_info)
         if document is None and not request.path.startswith(WELL_KNOWN):
             return self.get_response(request)
+        refusal = oversized(request)
+        if refusal is not None:
+            return envelope_response(refusal)
         try:
             config = current_config()
         except DatabaseError:
@@ -61,7 +66,15 @@ def with_content_length(response):
 
 
 def backend_unavailable():
-    response = HttpResponse(codec.encode(envelope_of(database_unavailable())), status=503,
+    return envelope_response(database_unavailable())
+
+
+def envelope_response(refusal):
+    """The middleware's own refusal, answered before any view runs: the envelope, its status and
+    headers, never cached, readable from any origin."""
+    response = HttpResponse(codec.encode(envelope_of(refusal)), status=refusal.status,
                             content_type="application/json")
-    response["Retry-After"] = "5"
-    return allow_any_origin(response)
+    for name, value in refusal.headers.items():
+        response[name] = value
+    response["Cache-Control"] = "no-store"
+    return allow_any_origin(with_content_length(response))

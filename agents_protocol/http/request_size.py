@@ -1,0 +1,79 @@
+"""The app's own limits on a request's URL and header block, for every agent path (414, 431).
+
+The front server (gunicorn, nginx …) refuses an over-long request line or header block
+itself, with its own page, before Django runs. So the front server's limits are set above
+these (deploy/gunicorn.conf.py, docs/deploy.md) and AgentsApiMiddleware checks these first,
+before it reads the configuration: an agent past them gets the envelope, 414 `uri_too_long`
+or 431 `headers_too_large`, not an HTML page.
+
+What is counted is what the WSGI server hands over:
+
+- the URL: the path (percent-encoded, as `request.get_full_path()` writes it) and the query
+  string as sent, with its `?`: what stands between the method and `HTTP/1.1`;
+- the header block: each header field as `Name: value` plus its line end, CRLF, for every
+  header the environ carries (`HTTP_*`, `CONTENT_TYPE`, `CONTENT_LENGTH`). A header sent twice
+  arrives joined with a comma, one field; headers the server drops (gunicorn drops names with
+  an underscore) are not counted.
+"""
+from django.utils.encoding import escape_uri_path
+
+from agents_protocol.core.conf import get_setting
+from agents_protocol.core.errors import CapabilityError
+
+LINE_END = len("\r\n")
+NAME_VALUE_SEPARATOR = len(": ")
+UNPREFIXED_HEADERS = ("CONTENT_TYPE", "CONTENT_LENGTH")
+
+
+def url_bytes(request):
+    """The bytes of the path and query string (with its `?`) as the request line carries them."""
+    size = len(escape_uri_path(request.path).encode())
+    query = request.META.get("QUERY_STRING", "")
+    if query:
+        # WSGI hands over the query string's bytes as latin-1 text: one character per byte.
+        size += 1 + len(query.encode("latin-1", "replace"))
+    return size
+
+
+def header_bytes(request):
+    """The bytes of the header block: `Name: value` and CRLF for each field the request carries."""
+    size = 0
+    for key, value in request.META.items():
+        if key.startswith("HTTP_"):
+            name = len(key) - len("HTTP_")
+        elif key in UNPREFIXED_HEADERS:
+            name = len(key)
+        else:
+            continue
+        if isinstance(value, str):
+            size += name + NAME_VALUE_SEPARATOR + len(value.encode("latin-1", "replace")) + LINE_END
+    return size
+
+
+def oversized(request):
+    """The 414 or 431 refusal for a request past MAX_URL_BYTES or MAX_HEADER_BYTES; else None."""
+    limit = get_setting("MAX_URL_BYTES")
+    size = url_bytes(request)
+    if size > limit:
+        return uri_too_long(size, limit)
+    limit = get_setting("MAX_HEADER_BYTES")
+    size = header_bytes(request)
+    if size > limit:
+        return headers_too_large(size, limit)
+    return None
+
+
+def uri_too_long(size, limit):
+    return CapabilityError(
+        414, "uri_too_long",
+        f"The path and query string are {size} bytes; this site accepts at most {limit}. "
+        "Send shorter parameters (agents.json gives each one's length).",
+    )
+
+
+def headers_too_large(size, limit):
+    return CapabilityError(
+        431, "headers_too_large",
+        f"The request's header fields are {size} bytes; this site accepts at most {limit}. "
+        "Send only the headers the API reads: the session token, Content-Type and Idempotency-Key.",
+    )
