@@ -158,10 +158,12 @@ class AcmeProvider:
 
     def contact(self, context: CallContext, name, email, message):
         stored = ContactMessage.objects.create(name=name, email=email, message=message, agent_session=context.session)
-        EmailMessage(
+        delivered = EmailMessage(
             subject=f"[Acme Ceramics] Message from {' '.join(name.split())}",
             body=message,
             to=[settings.SHOP_CONTACT_EMAIL],
             reply_to=[email],
         ).send()
-        return {"received": True, "message_id": stored.pk}
+        # `sent` is the protocol's answer (interaction-api.md: `{"sent": true}`): the shop's mailbox
+        # was handed the message; `received` and `message_id` say it is stored here as well.
+        return {"sent": delivered > 0, "received": True, "message_id": stored.pk}

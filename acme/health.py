@@ -3,9 +3,10 @@ database and its cache?
 
 200 `{"ok": true, "checks": {"database": "ok", "cache": "ok"}}`, or 503 with `"ok": false`
 and the failing check named, e.g. `"database": "failed: OperationalError"` (the details go
-to the log, not to the prober). A middleware placed first in MIDDLEWARE answers it, before
-host validation, the HTTPS redirect and the agent API's configuration read: a probe from the
-load balancer's own address gets the truth even while the database is down.
+to the log, not to the prober). A middleware placed first in MIDDLEWARE (inside only the one
+that adds the agents.json Link header, which reads nothing) answers it, before host
+validation, the HTTPS redirect and the agent API's configuration read: a probe from the load
+balancer's own address gets the truth even while the database is down.
 """
 import logging
 import secrets

@@ -85,7 +85,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: probes get the truth about the database and cache before host checks or redirects.
+    # Outermost: every answer of the site, whichever middleware gives it, carries the Link header
+    # to agents.json once (it reads nothing; the health check's answers too).
+    "agents_protocol.http.discovery_link.AgentsDiscoveryLinkMiddleware",
+    # Next: probes get the truth about the database and cache before host checks or redirects.
     "acme.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "acme.security.ContentSecurityPolicyMiddleware",
@@ -97,7 +100,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "agents_protocol.http.discovery_link.AgentsDiscoveryLinkMiddleware",
 ]
 
 ROOT_URLCONF = "acme.urls"

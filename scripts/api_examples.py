@@ -20,6 +20,7 @@ API = "/.well-known/agents/api"
 OUTPUT = ROOT / "docs" / "api.md"
 SHOWN_HEADERS = ("Content-Type", "Allow", "Retry-After", "WWW-Authenticate", "ETag", "Cache-Control",
                  "Idempotent-Replayed")
+RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")  # shown where named
 
 INTRO = """# Agent API reference
 
@@ -48,7 +49,8 @@ regenerates the page; tokens, ids and times differ on each run).
   100 characters, `email` an email address of 3 to 320 characters, `message` 1 to 5000.
 - Sessions: `POST /session` returns a `session_token`; send it as
   `Authorization: Bearer <token>` (or `X-Session-Token`, or `X-Agent-Session`). Sessions end
-  `ttl_seconds` after creation, whatever the activity.
+  `ttl_seconds` after creation, whatever the activity. The answer says `"audit": true` when
+  the session's calls are recorded in a signed audit trail (`false` with audit off).
 - Retries: a POST (session create, `cart.add`, `checkout`, `contact`, any POST capability) may
   carry an `Idempotency-Key` header (1 to 255 visible ASCII characters, e.g. a UUID). Sending
   the same request again with the same key runs it once: the stored answer comes back with
@@ -67,9 +69,18 @@ regenerates the page; tokens, ids and times differ on each run).
   envelope too) and before the rate limit counts it. This site's gunicorn lets more through
   (an 8190-byte request line, 256 header fields of up to 16384 bytes each): only a request past
   those gets gunicorn's own plain 414 or 431 instead of the envelope.
+- Rate limit: `requests_per_minute` per session, else per client address, in fixed 60-second
+  windows. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
+  `X-RateLimit-Reset`, the Unix time (in seconds) at which the window resets. Past the limit:
+  429 `rate_limited` with `Retry-After`, the seconds to wait (HTTP's delta-seconds, at least
+  1), which is `X-RateLimit-Reset` minus the second of the answer.
 - Every response is `{"ok": true, "data": …}` or
-  `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}` and carries
-  `X-Request-ID`. Money is a JSON number with two decimals plus a `currency`.
+  `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}`, sent as
+  `Content-Type: application/json; charset=utf-8` (A2A's and PactSpec's answers and the JSON
+  documents too), and carries `X-Request-ID`. Money is a JSON number with two decimals plus a
+  `currency`.
+- Every response of the site, API or not (pages, documents, errors, redirects, static files),
+  carries `Link: </.well-known/agents.json>; rel="agents"; type="application/json"` once.
 
 ## Error codes
 
@@ -110,7 +121,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 415 | `unsupported_media_type` | a body with a `Content-Type` other than `application/json` (or `application/*+json`) | send the parameters as JSON with `Content-Type: application/json` |
 | 422 | `idempotency_conflict` | this `Idempotency-Key` was used for a different body or endpoint | use a new key for a new request |
 | 425 | `session_live` | the audit trail of a session that has not ended yet (`Retry-After`: until it expires) | end the session (DELETE), then fetch the trail |
-| 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds; keep under `X-RateLimit-Remaining` |
+| 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds (until `X-RateLimit-Reset`, a Unix time); keep under `X-RateLimit-Remaining` |
 | 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |
 | 431 | `headers_too_large` | the header fields together are over `MAX_HEADER_BYTES` (8192 bytes by default), on any agent path | send only the headers the API reads: the session token, `Content-Type` and `Idempotency-Key` |
 | 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` when reporting it |
@@ -132,22 +143,23 @@ class Recorder:
     def heading(self, text):
         self.sections.append(f"\n## {text}\n")
 
-    def call(self, title, method, path, *, body=None, raw_body=None, headers=None, show_full=True):
+    def call(self, title, method, path, *, body=None, raw_body=None, headers=None, show_full=True, show=()):
+        """Send the request and record it with its answer; `show` names headers shown besides SHOWN_HEADERS."""
         headers = dict(headers or {})
         data = raw_body
         if body is not None:
             headers["Content-Type"] = "application/json"
             data = json.dumps(body)
         response = requests.request(method, self.base_url + path, data=data, headers=headers, timeout=10)
-        self.sections.append(self._example(title, method, path, headers, data, response, show_full))
+        self.sections.append(self._example(title, method, path, headers, data, response, show_full, show))
         return response
 
-    def _example(self, title, method, path, headers, data, response, show_full):
+    def _example(self, title, method, path, headers, data, response, show_full, show=()):
         request_lines = [f"{method} {path} HTTP/1.1"] + [f"{k}: {v}" for k, v in headers.items()]
         if data:
             request_lines += ["", data if len(data) < 400 else data[:120] + f"… ({len(data)} bytes)"]
         response_lines = [f"HTTP/1.1 {response.status_code} {response.reason}"]
-        response_lines += [f"{k}: {response.headers[k]}" for k in SHOWN_HEADERS if k in response.headers]
+        response_lines += [f"{k}: {response.headers[k]}" for k in (*SHOWN_HEADERS, *show) if k in response.headers]
         response_lines += ["", self._body(response, show_full)]
         return (f"\n### {title}\n\n```http\n" + "\n".join(request_lines) + "\n```\n\n```http\n"
                 + "\n".join(response_lines).rstrip() + "\n```\n")
@@ -174,7 +186,7 @@ class Recorder:
 def record(site):
     r = Recorder(site.url)
     r.heading("Discovery")
-    r.call("agents.txt", "GET", "/.well-known/agents.txt")
+    r.call("agents.txt", "GET", "/.well-known/agents.txt", show=("Link",))  # on every answer: shown once
     r.call("agents.json (first lines)", "GET", "/.well-known/agents.json", show_full=False)
 
     r.heading("Catalog (no session needed)")
@@ -238,6 +250,15 @@ def record(site):
     for _ in range(5):
         requests.post(f"{site.url}{API}/session", timeout=10)
     r.call("too many live sessions from one address", "POST", f"{API}/session")
+
+    r.heading("Rate limit")
+    search = f"{API}/search?q=celadon&limit=1"
+    r.call("a counted answer", "GET", search, show=RATE_HEADERS, show_full=False)
+    for _ in range(200):  # use up this address's budget for the current window
+        if requests.get(site.url + search, timeout=10).status_code == 429:
+            break
+    over = r.call("past the limit", "GET", search, show=RATE_HEADERS)
+    assert over.status_code == 429, "the window reset just then: run make docs-api again"
     r.write()
 
 

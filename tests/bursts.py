@@ -2,8 +2,8 @@
 
 django-ratelimit counts in fixed 60-second windows, each key's offset by a hash of the key,
 so a burst that straddled a window's end would meet two counters. `fresh_window` makes one
-counted call and reads X-RateLimit-Reset; when the window ends within MARGIN_SECONDS it
-waits for the next window and calls again. A burst of a few dozen local calls takes well
+counted call and reads X-RateLimit-Reset (the Unix time the window resets); when the window
+ends within MARGIN_SECONDS it waits for the next window and calls again. A burst of a few dozen local calls takes well
 under a second, far inside the margin.
 """
 import time
@@ -15,9 +15,10 @@ MARGIN_SECONDS = 10
 def fresh_window(call):
     """Make a counted call well inside a window; returns its X-RateLimit-Remaining."""
     response = call()
-    reset = int(response.headers["X-RateLimit-Reset"])
-    if reset < MARGIN_SECONDS:
-        time.sleep(reset + 1)
+    seconds_left = int(response.headers["X-RateLimit-Reset"]) - time.time()
+    assert seconds_left <= 61, response.headers  # a Unix time within the window, not a delay
+    if seconds_left < MARGIN_SECONDS:
+        time.sleep(max(0.0, seconds_left) + 1)
         response = call()
     return int(response.headers["X-RateLimit-Remaining"])
 
@@ -35,8 +36,19 @@ def assert_exact(responses, allowed):
     assert [r.status_code for r in answered] == [200] * allowed
     assert sorted(int(r.headers["X-RateLimit-Remaining"]) for r in answered) == list(range(allowed))
     assert len(refused) == len(responses) - allowed
+    checked_at = time.time()
     for response in refused:
         assert response.json()["code"] == "rate_limited"
         assert int(response.headers["Retry-After"]) >= 1
-        assert response.headers["Retry-After"] == response.headers["X-RateLimit-Reset"]
+        assert_reset_matches_retry_after(response, checked_at)
         assert response.headers["X-RateLimit-Remaining"] == "0"
+    # One window: every answer names the same reset time.
+    assert len({r.headers["X-RateLimit-Reset"] for r in responses}) == 1
+
+
+def assert_reset_matches_retry_after(response, received_at):
+    """X-RateLimit-Reset is the Unix time the window resets and Retry-After the seconds until
+    then: Reset - Retry-After is the second the server answered in, at or just before `received_at`
+    (a time.time() read after the response arrived)."""
+    answered_in = int(response.headers["X-RateLimit-Reset"]) - int(response.headers["Retry-After"])
+    assert answered_in <= received_at < answered_in + 5, (response.headers, received_at)

@@ -315,7 +315,7 @@ def test_contact_is_stored_and_emailed_to_the_shop(agent, mailoutbox, settings):
     }))
 
     stored = ContactMessage.objects.get()
-    assert sent == {"received": True, "message_id": stored.pk}
+    assert sent == {"sent": True, "received": True, "message_id": stored.pk}  # sent: interaction-api.md
     assert (stored.name, stored.email, stored.message) == ("Ada", "ada@example.com", "Do you ship to Lisbon?")
     assert len(mailoutbox) == 1
     email = mailoutbox[0]

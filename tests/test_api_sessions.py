@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from agents_protocol.models import (
     AgentSession,
+    AuditConfig,
     Capability,
     RateLimitConfig,
     SessionConfig,
@@ -39,7 +40,8 @@ def test_create_answers_201_with_token_id_deadline_and_capabilities(agent):
     before = timezone.now()
     session = agent.start_session(agent_name="shopper", agent_version="1.2", purpose="buy a mug")
 
-    assert set(session) == {"session_token", "session_id", "expires_at", "capabilities", "ttl_seconds"}
+    assert set(session) == {"session_token", "session_id", "expires_at", "capabilities", "ttl_seconds", "audit"}
+    assert session["audit"] is True  # session.md: `"audit": true` when audit is enabled (the default)
     assert len(session["session_token"]) >= 43  # 32 random bytes, base64url
     assert session["session_id"] != session["session_token"]
     assert session["ttl_seconds"] == 1800
@@ -61,6 +63,17 @@ def test_create_lists_only_enabled_capabilities_and_uses_the_configured_ttl(agen
     session = agent.start_session()
     assert "contact" not in session["capabilities"]
     assert session["ttl_seconds"] == 600
+
+
+def test_create_says_whether_the_session_is_audited(agent):
+    """session.md: the create answer includes `"audit": true` when audit is enabled; `false` here when it is off."""
+    assert agent.start_session()["audit"] is True
+    config = AuditConfig.load()
+    config.enabled = False
+    config.save()
+    unaudited = agent.start_session()
+    assert unaudited["audit"] is False
+    assert AgentSession.objects.get(public_id=unaudited["session_id"]).audited is False
 
 
 def test_agent_fields_that_are_too_long_or_not_text_are_refused(agent):

@@ -70,7 +70,8 @@ def test_parameters_follow_the_method_and_the_path_template(live_server):
     assert [p["name"] for p in ops[(f"{API}/session", "POST")]["parameters"]] == ["Idempotency-Key"]
     created = ops[(f"{API}/session", "POST")]["responses"]["201"]["content"]["application/json"]["schema"]
     assert created["properties"]["data"]["required"] == ["session_token", "session_id", "expires_at",
-                                                         "ttl_seconds", "capabilities"]
+                                                         "ttl_seconds", "capabilities", "audit"]
+    assert created["properties"]["data"]["properties"]["audit"]["type"] == "boolean"
 
 
 def test_admin_changes_move_paths_and_add_custom_capabilities(live_server):

@@ -50,7 +50,10 @@ def test_every_answer_carries_the_limit_and_the_remaining_calls(client, clock):
     assert first.status_code == second.status_code == 200
     assert limit_headers(first) == {"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "59"}
     assert limit_headers(second) == {"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "58"}
-    assert 1 <= int(first.headers["X-RateLimit-Reset"]) <= 60
+    # X-RateLimit-Reset: the Unix time the window resets, the same for every call of the window.
+    reset = int(first.headers["X-RateLimit-Reset"])
+    assert clock.now < reset <= clock.now + 60
+    assert second.headers["X-RateLimit-Reset"] == str(reset)
 
 
 def test_past_the_limit_the_answer_is_429_rate_limited_with_retry_after(client, clock):
@@ -64,7 +67,9 @@ def test_past_the_limit_the_answer_is_429_rate_limited_with_retry_after(client, 
     assert body["ok"] is False and body["code"] == "rate_limited" and "3 per minute" in body["error"]
     retry_after = refused.headers["Retry-After"]
     assert retry_after.isdigit() and int(retry_after) >= 1
-    assert retry_after == refused.headers["X-RateLimit-Reset"]
+    # Retry-After is delta-seconds (HTTP), X-RateLimit-Reset the Unix time they lead to.
+    assert int(refused.headers["X-RateLimit-Reset"]) == int(clock.now) + int(retry_after)
+    assert refused.headers["X-RateLimit-Reset"] == answered[0].headers["X-RateLimit-Reset"]
     assert limit_headers(refused) == {"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "0"}
 
 
@@ -75,7 +80,11 @@ def test_the_next_window_admits_calls_again(client, clock):
     assert refused.status_code == 429
 
     clock.now += int(refused.headers["Retry-After"])
-    assert client.get(SEARCH).status_code == 200
+    assert clock.now == int(refused.headers["X-RateLimit-Reset"])
+    admitted = client.get(SEARCH)
+    assert admitted.status_code == 200
+    # The next window is 60 seconds long and resets 60 seconds after the one before.
+    assert int(admitted.headers["X-RateLimit-Reset"]) == int(refused.headers["X-RateLimit-Reset"]) + 60
 
 
 def test_a_change_in_admin_applies_to_the_next_call(admin_client, client, clock):

@@ -15,6 +15,7 @@ result or error with its google.rpc ErrorInfo (HTTP 401 and 429 for those refusa
 No answer here may be a 5xx, an HTML page, or A2A's -32603 (internal error): none of these
 calls gives the server a reason to fail.
 """
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -31,6 +32,7 @@ from tests.transports import TIMEOUT, TRANSPORTS, discovered, refused, token_hea
 
 MAX_BODY_BYTES = 64 * 1024  # the default MAX_BODY_BYTES
 TOKEN_HEADERS = ["Authorization", "X-Session-Token", "X-Agent-Session"]
+FROZEN_NOW = 1_800_000_000  # the Unix second the `clock` fixture freezes django-ratelimit's time at
 
 
 @pytest.fixture(params=list(TRANSPORTS))
@@ -54,7 +56,7 @@ def token(shop):
 @pytest.fixture
 def clock(monkeypatch):
     """django-ratelimit's time, frozen, so no window ends in the middle of a test."""
-    monkeypatch.setattr(core, "time", SimpleNamespace(time=lambda: 1_800_000_000.0))
+    monkeypatch.setattr(core, "time", SimpleNamespace(time=lambda: float(FROZEN_NOW)))
 
 
 def set_limit(requests_per_minute):
@@ -158,6 +160,7 @@ def rate_headers(outcome):
 def test_every_counted_answer_carries_the_rate_limit_headers(transport, token):
     """A success, invalid parameters, a malformed body and a missing session all carry
     X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset."""
+    now = int(time.time())
     outcomes = [
         transport.call("cart.view", token=token),
         transport.call("cart.add", {"item_id": "mug", "quantity": "two"}, token=token),
@@ -169,7 +172,8 @@ def test_every_counted_answer_carries_the_rate_limit_headers(transport, token):
         headers = rate_headers(outcome)
         assert headers["X-RateLimit-Limit"] == "60", (outcome.body, headers)
         assert headers["X-RateLimit-Remaining"] and headers["X-RateLimit-Remaining"].isdigit(), headers
-        assert headers["X-RateLimit-Reset"] and 1 <= int(headers["X-RateLimit-Reset"]) <= 60, headers
+        # The Unix time the window resets: within the next 60 seconds of the call.
+        assert headers["X-RateLimit-Reset"] and now < int(headers["X-RateLimit-Reset"]) <= now + 61, headers
 
 
 def test_past_the_limit_a_session_gets_429_rate_limited_and_others_keep_their_budgets(transport, token, clock):
@@ -183,6 +187,8 @@ def test_past_the_limit_a_session_gets_429_rate_limited_and_others_keep_their_bu
     refused(over, 429, "rate_limited")
     assert over.http_status == 429
     assert int(over.headers["Retry-After"]) >= 1 and over.headers["X-RateLimit-Remaining"] == "0"
+    # Retry-After in seconds; X-RateLimit-Reset the Unix time they lead to on the (frozen) clock.
+    assert int(over.headers["X-RateLimit-Reset"]) == FROZEN_NOW + int(over.headers["Retry-After"])
     assert transport.call("search", {"q": "mug"}).ok
     assert transport.call("cart.view", token=make_agent_session().raw_token).ok
 

@@ -112,7 +112,8 @@ def _sessions(config):
     return "\n".join([
         "**Session lifecycle**",
         "",
-        f"- `POST {session.create_endpoint}` → `{{ session_token, session_id, expires_at, capabilities }}`; "
+        f"- `POST {session.create_endpoint}` → `{{ session_token, session_id, expires_at, ttl_seconds, capabilities, "
+        "audit }` (`audit`: true when the session's calls are recorded); "
         "optional body `{ agent_name, agent_version, purpose }`.",
         f"- `DELETE {session.delete_endpoint}` with the token → `{{ ended: true, session_id, audit_url }}`.",
         f"- Sessions expire {session.ttl_seconds} seconds after creation; activity does not extend them.",

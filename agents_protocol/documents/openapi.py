@@ -54,13 +54,15 @@ IDEMPOTENCY_KEY = {
 }
 SESSION_CREATED = {
     "type": "object",
-    "required": ["session_token", "session_id", "expires_at", "ttl_seconds", "capabilities"],
+    "required": ["session_token", "session_id", "expires_at", "ttl_seconds", "capabilities", "audit"],
     "properties": {
         "session_token": {"type": "string", "description": "Send as Authorization: Bearer <token>"},
         "session_id": {"type": "string", "description": "Public id, used in the audit URL"},
         "expires_at": {"type": "string", "format": "date-time"},
         "ttl_seconds": {"type": "integer"},
         "capabilities": {"type": "array", "items": {"type": "string"}},
+        "audit": {"type": "boolean",
+                  "description": "true when the session's calls are recorded in a signed audit trail"},
     },
 }
 AUDIT_ARTIFACT = {

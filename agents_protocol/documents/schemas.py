@@ -68,7 +68,11 @@ BUILTIN_OUTPUTS = {
     "cart.update": CART_LINE_CHANGE,
     "cart.remove": CART_LINE_CHANGE,
     "checkout": HANDOFF,
-    "contact": {"type": "object", "description": "The shop's acknowledgement"},
+    "contact": {
+        "type": "object",
+        "description": "The shop's acknowledgement",
+        "properties": {"sent": {"type": "boolean", "description": "true once the message was sent to the shop"}},
+    },
 }
 
 ERROR = {

@@ -10,6 +10,7 @@ from agents_protocol.http.client import request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
 from agents_protocol.http.exceptions import envelope_of
 from agents_protocol.http.publishing import published_document
+from agents_protocol.http.renderers import JSON_CONTENT_TYPE
 
 READ_METHODS = ("GET", "HEAD")
 
@@ -30,7 +31,7 @@ def _document_response(request, kind):
 
 def _method_not_allowed():
     refusal = CapabilityError(405, "method_not_allowed", "This document is read-only; use GET.")
-    response = HttpResponse(codec.encode(envelope_of(refusal)), status=405, content_type="application/json")
+    response = HttpResponse(codec.encode(envelope_of(refusal)), status=405, content_type=JSON_CONTENT_TYPE)
     response["Allow"] = "GET, HEAD, OPTIONS"
     return allow_any_origin(response)
 

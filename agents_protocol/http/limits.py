@@ -9,16 +9,18 @@ tokens does not buy fresh budgets.
 
 Windows are django-ratelimit's: fixed 60-second windows, each key's offset by a hash of the
 key. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
-`X-RateLimit-Reset` (whole seconds until the window frees, 1 to 60); past the limit the
-call is refused with a 429 `rate_limited` envelope and an integer `Retry-After` (the same
-number). A cache that cannot count (Redis down) makes the call a 503 `backend_unavailable`.
-django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
+`X-RateLimit-Reset`, the Unix time (whole seconds) at which the window resets, as the
+protocol's interaction API defines it; past the limit the call is refused with a 429
+`rate_limited` envelope and an integer `Retry-After` in seconds (HTTP's delta-seconds, 1 to
+60): Reset minus the current second. A cache that cannot count (Redis down) makes the call a
+503 `backend_unavailable`. django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
 """
 import ipaddress
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
 
+from django_ratelimit import core as ratelimit_core
 from django_ratelimit.core import get_usage
 
 from agents_protocol.core.config import current_config
@@ -36,7 +38,8 @@ logger = logging.getLogger(__name__)
 class Usage:
     limit: int
     remaining: int
-    reset_seconds: int
+    reset_at: int  # Unix time, in seconds, at which the window resets (X-RateLimit-Reset)
+    retry_after: int  # seconds from the call until then (Retry-After), at least 1
     exceeded: bool = False
 
     @property
@@ -44,7 +47,7 @@ class Usage:
         return {
             "X-RateLimit-Limit": str(self.limit),
             "X-RateLimit-Remaining": str(self.remaining),
-            "X-RateLimit-Reset": str(self.reset_seconds),
+            "X-RateLimit-Reset": str(self.reset_at),
         }
 
 
@@ -83,10 +86,19 @@ def count(request, session=None, rate_limit=None):
                               headers={"Retry-After": "5"}) from error
     if counted is None:  # RATELIMIT_ENABLE = False
         return None
-    # time_left is how many whole seconds the window's last second lies ahead; it frees a second later.
-    usage = Usage(limit, max(0, limit - counted["count"]), counted["time_left"] + 1, counted["should_limit"])
+    # time_left is how many whole seconds the window's last second lies ahead; it frees a second
+    # later. At least 1: a window that ended while it was counted (-1) frees within the second.
+    retry_after = max(1, counted["time_left"] + 1)
+    usage = Usage(limit, max(0, limit - counted["count"]), _current_second() + retry_after, retry_after,
+                  counted["should_limit"])
     setattr(request, USAGE_ATTRIBUTE, usage)
     return usage
+
+
+def _current_second():
+    """The current Unix second on django-ratelimit's own clock, the one its windows and time_left
+    come from, read just after counting: Reset is never earlier than the window's true end."""
+    return int(ratelimit_core.time.time())
 
 
 def enforce(request, session=None, rate_limit=None):
@@ -99,8 +111,8 @@ def enforce(request, session=None, rate_limit=None):
 def rate_limited(usage):
     return CapabilityError(
         429, "rate_limited",
-        f"Too many requests: the limit is {usage.limit} per minute. Retry in {usage.reset_seconds} seconds.",
-        headers={**usage.headers, "Retry-After": str(usage.reset_seconds)},
+        f"Too many requests: the limit is {usage.limit} per minute. Retry in {usage.retry_after} seconds.",
+        headers={**usage.headers, "Retry-After": str(usage.retry_after)},
     )
 
 

@@ -14,8 +14,8 @@ from agents_protocol.documents.agents_txt import build_agents_txt
 from agents_protocol.documents.llms_txt import build_llms_txt
 from agents_protocol.documents.openapi import build_openapi
 from agents_protocol.documents.pactspec import build_pactspec
+from agents_protocol.http.renderers import JSON_CONTENT_TYPE
 
-JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 
 

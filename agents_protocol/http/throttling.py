@@ -17,4 +17,4 @@ class AgentRateThrottle(BaseThrottle):
         return self.usage is None or not self.usage.exceeded
 
     def wait(self):
-        return self.usage.reset_seconds if self.usage else None
+        return self.usage.retry_after if self.usage else None

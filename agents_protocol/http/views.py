@@ -77,6 +77,7 @@ class AgentApiView(AgentView):
             "expires_at": iso_utc(session.expires_at),
             "ttl_seconds": config.session.ttl_seconds,
             "capabilities": [c.name for c in config.enabled_capabilities],
+            "audit": session.audited,  # session.md: `"audit": true` when audit is on (it was, for this session)
         }), status=201)
 
     def end_session(self, request):

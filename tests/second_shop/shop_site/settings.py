@@ -31,6 +31,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "agents_protocol.http.discovery_link.AgentsDiscoveryLinkMiddleware",  # agents_protocol: Link to agents.json
     "django.middleware.security.SecurityMiddleware",
     "agents_protocol.http.middleware.AgentsApiMiddleware",  # agents_protocol: the agent API
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -142,5 +142,5 @@ class StoreProvider:
 
     def contact(self, context: CallContext, name, email, message):
         request = ContactRequest.objects.create(name=name, email=email, message=message)
-        send_mail(f"Message from {name}", message, None, [settings.STORE_CONTACT_EMAIL])
-        return {"received": True, "reference": request.pk}
+        sent = send_mail(f"Message from {name}", message, None, [settings.STORE_CONTACT_EMAIL])
+        return {"sent": sent == 1, "reference": request.pk}  # the protocol's answer is {"sent": true}

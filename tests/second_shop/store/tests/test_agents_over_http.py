@@ -1,5 +1,6 @@
 """An agent uses Northwind Goods over real HTTP, knowing only its agents.json."""
 import json
+import urllib.error
 import urllib.parse
 import urllib.request
 from decimal import Decimal
@@ -28,6 +29,21 @@ def make_items():
                         department="knives", unit_price_cents=1850, quantity_on_hand=0)
     Item.objects.create(sku="BW-2", title="Mixing bowl", blurb="Stoneware, 2 litres",
                         department="bowls", unit_price_cents=2900, quantity_on_hand=12)
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a redirect is an answer to look at, not to follow
+
+
+def status_and_links(url, method="GET"):
+    """(status, every Link header field of the answer), redirects not followed."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirects())
+    try:
+        with opener.open(urllib.request.Request(url, method=method), timeout=10) as response:
+            return response.status, response.headers.get_all("Link") or []
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get_all("Link") or []
 
 
 def open_as_a_human(url):
@@ -137,8 +153,27 @@ class AgentsOverHttpTests(LiveServerTestCase):
         self.assertEqual(([i["id"] for i in page["items"]], page["total"]), (["BW-2"], 3))
 
     def test_contact_reaches_the_shop_by_email(self):
-        self.agent.call("contact", name="Ada", email="ada@example.com", message="Do you ship to Malta?").data()
+        sent = self.agent.call("contact", name="Ada", email="ada@example.com", message="Do you ship to Malta?").data()
+        self.assertIs(sent["sent"], True)
         self.assertEqual([(m.subject, m.to) for m in mail.outbox], [("Message from Ada", ["hello@northwind.example"])])
+
+    def test_every_answer_links_agents_json_once(self):
+        """One MIDDLEWARE line, first, puts the Link header to agents.json on every answer of the shop:
+        documents, the agent API and its refusals, the shop's own pages and errors, redirects."""
+        cases = [
+            ("GET", "/.well-known/agents.json", 200),
+            ("POST", "/.well-known/agents.json", 405),
+            ("GET", "/.well-known/agents/api/search?q=knife", 200),
+            ("GET", "/.well-known/agents/api/no-such-thing", 404),
+            ("GET", "/no-such-page/", 404),
+            ("GET", "/admin", 301),  # APPEND_SLASH
+            ("GET", "/admin/", 302),  # to the admin's login page
+            ("GET", "/admin/login/", 200),
+        ]
+        for method, path, status in cases:
+            with self.subTest(method=method, path=path):
+                self.assertEqual(status_and_links(self.live_server_url + path, method),
+                                 (status, ['</.well-known/agents.json>; rel="agents"; type="application/json"']))
 
     def test_prices_never_come_from_the_agent(self):
         self.agent.start_session()
