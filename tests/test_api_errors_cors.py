@@ -19,7 +19,7 @@ from tests.api_client import (
 )
 
 ALLOWED_REQUEST_HEADERS = {"authorization", "x-session-token", "x-agent-session", "content-type", "idempotency-key"}
-EXPOSED_RESPONSE_HEADERS = {"retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"}
+EXPOSED_RESPONSE_HEADERS = {"retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "link"}
 
 
 def header_set(response, name):

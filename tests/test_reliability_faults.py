@@ -23,6 +23,7 @@ RECOVERY_ATTEMPTS = 40  # × 0.5 s
 def assert_unavailable(response):
     assert_error(response, 503, "backend_unavailable")
     assert response.headers["Retry-After"] == "5"
+    assert response.headers["Content-Type"] == "application/json; charset=utf-8"
 
 
 def until_answered(call):

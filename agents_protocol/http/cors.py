@@ -6,7 +6,7 @@ ALLOWED_HEADERS = (
 )
 EXPOSED_HEADERS = (
     "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-ID, "
-    "Idempotent-Replayed, ETag, Allow, WWW-Authenticate"
+    "Idempotent-Replayed, ETag, Allow, WWW-Authenticate, Link"
 )
 PREFLIGHT_MAX_AGE = "86400"
 
