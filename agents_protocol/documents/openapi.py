@@ -29,6 +29,8 @@ ERROR_RESPONSES = {
     "NotFound": "Unknown item, category or endpoint",
     "PayloadTooLarge": "The request body is too large",
     "UnsupportedMediaType": "The body is not a JSON object sent as application/json",
+    "UriTooLong": "The path and query string are longer than the site accepts (`uri_too_long`)",
+    "HeadersTooLarge": "The header block is larger than the site accepts (`headers_too_large`)",
     "TooManyRequests": "Rate limit or session limit reached; wait Retry-After seconds",
     "NotImplemented": "This capability has no handler on this site yet",
     "TooEarly": "The session is still live: its audit trail is sealed when it ends",
@@ -187,7 +189,8 @@ def _success(description, data_schema):
 
 
 def _errors(method, requires_session):
-    names = {"400": "BadRequest", "404": "NotFound", "429": "TooManyRequests"}
+    names = {"400": "BadRequest", "404": "NotFound", "414": "UriTooLong", "429": "TooManyRequests",
+             "431": "HeadersTooLarge"}
     if requires_session:
         names["401"] = "Unauthorized"
     if method != "GET":
