@@ -179,7 +179,7 @@ def test_a_header_block_over_the_limit_is_a_431_envelope(site):
     netloc = urlsplit(site.url).netloc
     status, content_type, body, sent = raw_get(site, f"{SEARCH}?q=mug", padded_to(netloc, HEADER_LIMIT + 1))
     assert block_bytes(sent) == HEADER_LIMIT + 1
-    assert (status, content_type) == (431, "application/json")
+    assert (status, content_type) == (431, "application/json; charset=utf-8")
     assert b'"code":"headers_too_large"' in body and f"{HEADER_LIMIT + 1} bytes".encode() in body
 
 
@@ -234,7 +234,7 @@ def test_the_check_runs_before_the_configuration_is_read(client, monkeypatch, dj
         too_large = client.get(f"{SEARCH}?q=mug", headers={"X-Padding": "p" * HEADER_LIMIT})
     assert (too_long.status_code, too_long.json()["code"]) == (414, "uri_too_long")
     assert (too_large.status_code, too_large.json()["code"]) == (431, "headers_too_large")
-    assert too_long["Content-Type"] == too_large["Content-Type"] == "application/json"
+    assert too_long["Content-Type"] == too_large["Content-Type"] == "application/json; charset=utf-8"
 
 
 @pytest.mark.django_db
