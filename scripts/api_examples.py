@@ -127,6 +127,96 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` when reporting it |
 | 501 | `not_implemented` | the capability is published but has no handler on this site | do not retry; use another capability |
 | 503 | `backend_unavailable` | the shop's database or rate-limit cache is down (`Retry-After`) | retry after `Retry-After` seconds, with the same `Idempotency-Key` for a POST |
+
+## Where this profile differs from the protocol's documents, and why
+
+The protocol's own spec texts come from two branches of its public repository that disagree in
+places (`agents-protocol`, where seed 000 and the canonical schema come from, and `review-repo`,
+where seeds 001 and 002 come from). Where they agree, this site does what they say; where they
+disagree, or where this site does otherwise, the entries below say what it does and why.
+`tests/test_conformance.py` replays every wire assertion of those texts over HTTP, quoting the
+sentence each test comes from, and asserts each entry below.
+
+- **Session create status.** `POST /session` answers `201 Created`, as the agents-protocol
+  branch does (its status table: "Resource created (e.g., session, cart item)"); the review-repo
+  branch answers `200`. The POST creates a resource, a session, and 201 is HTTP's status for that.
+- **cart.add status.** `cart.add` answers `200`, whether it makes a new line or adds to one.
+  Both branches' status tables give `201` for a cart item, while the review-repo branch's own
+  flow and session diagram (and the reference SDK) answer `200`. Adding an item already in the
+  cart changes its line rather than creating one, so one status serves both cases.
+- **search answer.** `data` is `{results, total, page, limit}`, the agents-protocol branch's
+  object (plus `limit`), not the review-repo branch's bare array: an agent paging through
+  results needs the total and the page, as `browse` gives them.
+- **Session token format.** 43 characters: 32 random bytes from `secrets`, base64url (the
+  agents-protocol branch asks for at least 32 cryptographically random characters), not a UUID
+  (review-repo), whose 122 random bits are fewer. Only its SHA-256 is stored.
+- **Session TTL.** `session.ttl_seconds` (as both agents-json.md texts and the canonical schema
+  name it; the agents-protocol session.md says `session.ttl`), 1800 s by default as in seeds
+  000 and 002 and the agents-protocol branch; the review-repo branch and seed 001 say 3600 s.
+- **Session end answer.** `DELETE /session` answers `{ended: true, session_id, ended_at,
+  audit_url}`: the review-repo branch's `ended: true` with the agents-protocol branch's
+  `ended_at` and artifact URL, but not that branch's echo of `session_token`, and `audit_url`
+  (absolute, naming the public `session_id`; `null` with audit off) instead of
+  `audit_artifact_url` (naming the token). Session tokens "MUST be treated as secrets": this
+  site never writes one back or into a URL.
+- **Audit URL.** `GET /.well-known/agents/api/audit/:session_id` takes the public `session_id`
+  of the create answer, with that session's token as `Authorization: Bearer` (401 without it,
+  404 with another session's); both branches put the token itself in the path, and the
+  agents-protocol branch's agents.json default (`/.well-known/agents/api/audit`) has no
+  `:session_id`. A token in a URL ends up in access logs, proxies and histories; an id alone
+  lets nobody read a trail.
+- **Audit artifact format.** `agents-protocol-audit/1` ([audit.md](audit.md)): the
+  agents-protocol branch's event fields (`event_id`, `timestamp`, `capability`, `method`,
+  `params`, `policy_result`, `response_status`, `prev_hash`) plus `seq`, `path` and
+  `event_hash`, one event per call, opened by `session.create` and closed by `session.end`; not
+  the review-repo branch's RER envelope with `ToolCalled`/`ToolReturned` pairs. `policy_result`
+  is `allowed`, `refused:<code>` (the refusal the agent received), `replayed` or
+  `ended:<reason>`, not `allow`/`deny`. The agent's name, version and purpose are the first
+  event's params, not a top-level `agent` object: in the chain they are covered by the
+  signature, which signs `root_hash`, computed over the events only. `session_id` is the public
+  id, `site` the site's name; `format`, `end_reason`, `algorithm`, `canonicalization` and
+  `key_id` say how to verify it (events are hashed as RFC 8785 JSON: the branch's "serialize",
+  made exact).
+- **Stale token without a session.** An expired, ended or unknown token sent to a capability
+  that needs no session (`search`, `browse`, `detail`, `contact`) is answered as a call without
+  a session (counted per address); session-required capabilities and `DELETE /session` answer
+  it `401`. Both branches say every request with an expired token returns 401, but those
+  capabilities "do not require the header": a stale token does not stop an agent from reading
+  the catalog.
+- **CORS.** `Access-Control-Allow-Origin: *` and `Access-Control-Expose-Headers` on every
+  answer. A preflight answers `204` with `Access-Control-Allow-Methods` naming the methods of
+  the path asked about (and `OPTIONS`), not the documents' fixed `GET, POST, PUT, PATCH, DELETE,
+  OPTIONS`, and `Access-Control-Allow-Headers` naming every header the API reads (the three
+  token headers, `Content-Type`, `Idempotency-Key` …). Browsers read the Allow-* fields only
+  from a preflight, so only preflights carry them, and a browser agent learns that a method is
+  wrong before sending it.
+- **cart.add name and price.** `name` and `price` sent to `cart.add` (inputs in the review-repo
+  branch and seed 001) are accepted and ignored: a line costs the shop's price, whatever the
+  agent says.
+- **checkout answer.** `{checkout_url, human_handoff: true, expires_at, message, order_id}`: the
+  review-repo branch's (and seed 001's) `checkout_url` and `human_handoff` with the
+  agents-protocol branch's `expires_at` and `message`, not that branch's `handoff_url`.
+- **schema_version.** `"0.1.0"`, semver, as seed 000, the agents-protocol branch and the
+  canonical schema say; the review-repo branch's example says `"1.0"`.
+- **agents.json keys.** Seed 000's shape, which the canonical schema closes (no other keys):
+  `flows` (review-repo), `docs_url`, `rate_limit.max_sessions` and `audit.public_key`
+  (agents-protocol), `rate_limit.requests_per_minute` (not the agents-protocol interaction
+  API's `max_requests_per_minute`), no `audit.description` (review-repo).
+- **agents.txt fields.** Seed 002's (the review-repo branch): `Site`, one `Allow` line per
+  capability, `Agents-JSON`, `Flow` and `Flow-Description`, `Rate-Limit: N/minute`,
+  `Session-TTL: Ns`, `Audit-Endpoint` with `:session_id`; not the agents-protocol branch's
+  `Name`, comma-separated `Capabilities`, `Capabilities-URL`, `Agent-API`, `Session-Endpoint`,
+  `Docs` and bare numbers.
+- **Endpoint layout.** Seed 001's table (the review-repo branch): `/cart/add` POST, `/cart/view`
+  GET, `/cart/update` PUT, `/cart/remove` DELETE, `/detail/:id` (which takes `?id=` too); not
+  the agents-protocol branch's one `/cart` path by method, with PATCH. Endpoints are data: staff
+  can switch to that layout in admin, and agents read them from agents.json.
+- **Additions.** What the documents do not have, which an agent may ignore: `code` (and
+  `fields`) in every refusal; `session_id`, `ttl_seconds` and `"audit": false` in the create
+  answer; `X-RateLimit-Limit`, and the three `X-RateLimit-*` headers on every counted answer
+  (the review-repo branch asks for them on 429s); `type="application/json"` in the `Link`
+  header; `X-Request-ID`; `Idempotency-Key`; the statuses 405, 409, 413, 414, 415, 422, 431,
+  501 and 503 of the table above.
 """
 
 
