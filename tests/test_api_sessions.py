@@ -47,21 +47,19 @@ def test_create_answers_201_with_token_id_deadline_and_capabilities(agent):
     assert session["ttl_seconds"] == 1800
     expires_at = parse_time(session["expires_at"])
     assert before + timedelta(seconds=1799) <= expires_at <= timezone.now() + timedelta(seconds=1800)
-    assert session["capabilities"] == [
-        "search", "browse", "detail", "cart.add", "cart.view", "cart.update", "cart.remove", "checkout", "order.status",
-        "contact",
-    ]
+    # session.md: "The session-required capabilities available in this session."
+    assert session["capabilities"] == ["cart.add", "cart.view", "cart.update", "cart.remove", "checkout", "order.status"]
     stored = AgentSession.objects.get(public_id=session["session_id"])
     assert (stored.agent_name, stored.agent_version, stored.purpose) == ("shopper", "1.2", "buy a mug")
 
 
 def test_create_lists_only_enabled_capabilities_and_uses_the_configured_ttl(agent):
-    Capability.objects.filter(name="contact").update(enabled=False)
+    Capability.objects.filter(name="order.status").update(enabled=False)
     config = SessionConfig.load()
     config.ttl_seconds = 600
     config.save()  # the update() above bypassed signals; this save bumps the revision
     session = agent.start_session()
-    assert "contact" not in session["capabilities"]
+    assert "order.status" not in session["capabilities"] and "cart.add" in session["capabilities"]
     assert session["ttl_seconds"] == 600
 
 

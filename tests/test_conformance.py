@@ -15,8 +15,7 @@ the test asserts this site's behaviour and says so in a paragraph
     Deliberate difference (docs/api.md: "<entry>"): …
 
 naming the entry of docs/api.md's "Where this profile differs from the protocol's documents, and
-why" that gives the reason. A strict xfail marks a non-conformance that no decision of the
-profile explains: it is reported, and the test fails once it is fixed, so the marker goes then.
+why" that gives the reason.
 
 The meta tests at the end keep the rule: every test quotes a source, every quotation is verbatim
 in the file(s) it names (when ../shared is present, as in CI), every difference named in a
@@ -700,15 +699,10 @@ def test_every_api_answer_is_json_in_utf8(site, clock):
         assert response.headers["Content-Type"] == JSON_UTF8, what
 
 
-@pytest.mark.xfail(strict=True, reason="reported: a CORS preflight's 204 carries Django's default "
-                                       "Content-Type text/html; charset=utf-8 (agents_protocol/http/cors.py)")
 def test_a_preflight_answer_claims_no_other_content_type(site):
     """The 204 preflight, bodiless, carries no Content-Type, or the API's.
 
     interaction-api.md (both branches): "| `Content-Type` | Always `application/json; charset=utf-8`. |"
-
-    Not conforming (reported): preflight_response() builds a plain HttpResponse(status=204),
-    whose Content-Type is Django's default `text/html; charset=utf-8`.
     """
     response = requests.options(site + f"{API}/cart/add", headers={
         "Origin": "https://agent.example", "Access-Control-Request-Method": "POST"}, timeout=TIMEOUT)
@@ -1155,15 +1149,10 @@ def test_session_create_answers_token_expiry_and_capabilities(site):
     assert set(data) == {"session_token", "expires_at", "capabilities", "session_id", "ttl_seconds", "audit"}
 
 
-@pytest.mark.xfail(strict=True, reason="reported: session create lists every enabled capability, not only the "
-                                       "session-required ones (agents_protocol/http/views.py create_session)")
 def test_session_create_lists_the_session_required_capabilities(site):
     """The create answer's capabilities are the session-required capabilities agents.json declares.
 
     session.md (both branches): "| `capabilities` | array of strings | The session-required capabilities available in this session. |"
-
-    Not conforming (reported): the list holds every enabled capability (search, browse, detail,
-    contact too), as the reference SDK's does; the profile (DESIGN.md) does not decide it.
     """
     required = [c["name"] for c in agents_json(site)["capabilities"] if c.get("requires_session")]
     assert new_session(site)["capabilities"] == required
@@ -1640,10 +1629,6 @@ def test_every_conformance_test_quotes_its_source():
     assert not unquoted, f"tests without a quotation of the documents: {unquoted}"
     unknown = [(name, m["file"]) for name, test in tests.items() for m in citations(test) if m["file"] not in SPEC_FILES]
     assert not unknown, unknown
-    xfails = [name for name, test in tests.items() if any(m.name == "xfail" for m in getattr(test, "pytestmark", []))]
-    unexplained = [name for name in xfails if not any(p.startswith("Not conforming (reported): ")
-                                                      for p in paragraphs(tests[name]))]
-    assert not unexplained, f"a strict xfail must say what does not conform: {unexplained}"
 
 
 @pytest.mark.skipif(not SPEC.is_dir(), reason="the protocol's spec texts (../shared/reference) are not beside the repository")

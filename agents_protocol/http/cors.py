@@ -1,6 +1,8 @@
 """CORS for what agents read and call: any origin, no cookies involved (bearer tokens only)."""
 from django.http import HttpResponse
 
+from agents_protocol.http.renderers import JSON_CONTENT_TYPE
+
 ALLOWED_HEADERS = (
     "Authorization, Content-Type, X-Session-Token, X-Agent-Session, Idempotency-Key, If-None-Match, X-Request-ID"
 )
@@ -18,7 +20,8 @@ def allow_any_origin(response):
 
 
 def preflight_response(methods):
-    response = HttpResponse(status=204)
+    # Bodiless, but the protocol says every API answer is JSON in UTF-8, not Django's text/html default.
+    response = HttpResponse(status=204, content_type=JSON_CONTENT_TYPE)
     response["Access-Control-Allow-Methods"] = ", ".join(methods)
     response["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
     response["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE

@@ -76,7 +76,7 @@ class AgentApiView(AgentView):
             "session_id": session.public_id,
             "expires_at": iso_utc(session.expires_at),
             "ttl_seconds": config.session.ttl_seconds,
-            "capabilities": [c.name for c in config.enabled_capabilities],
+            "capabilities": [c.name for c in config.enabled_capabilities if c.requires_session],
             "audit": session.audited,  # session.md: `"audit": true` when audit is on (it was, for this session)
         }), status=201)
 
