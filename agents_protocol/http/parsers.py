@@ -5,13 +5,12 @@ from rest_framework.parsers import BaseParser
 from agents_protocol.core import codec
 from agents_protocol.core.conf import get_setting
 from agents_protocol.core.errors import CapabilityError, bad_request
-
-JSON_MEDIA_TYPE = "application/json"
+from agents_protocol.http.renderers import JSON_MEDIA_TYPE
 
 
 class AgentJSONParser(BaseParser):
-    """A JSON body of at most MAX_BODY_BYTES (413 past it): any JSON value, without NaN, numbers
-    beyond a double, repeated keys or nesting deeper than 32 (400 invalid_json)."""
+    """A JSON body of at most MAX_BODY_BYTES (413 past it): any JSON value, without NaN,
+    repeated keys or nesting deeper than 32 (400 invalid_json)."""
 
     media_type = JSON_MEDIA_TYPE
 
