@@ -18,6 +18,7 @@ from agents_protocol.core.models import (
     CapabilityParam,
     Flow,
     FlowStep,
+    McpConfig,
     RateLimitConfig,
     SessionConfig,
     SigningKey,
@@ -71,6 +72,7 @@ def _preview(text):
 admin.site.register(SessionConfig, SingletonAdmin)
 admin.site.register(RateLimitConfig, SingletonAdmin)
 admin.site.register(AuditConfig, SingletonAdmin)
+admin.site.register(McpConfig, SingletonAdmin)
 
 
 class OptionalJSONField(forms.JSONField):

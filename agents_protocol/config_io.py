@@ -79,6 +79,7 @@ CONFIG_FILE_SCHEMA = {
         ),
         "rate_limit": _section({"requests_per_minute": {"type": "integer"}, "max_sessions": {"type": "integer"}}),
         "audit": _section({"enabled": {"type": "boolean"}, "endpoint": {"type": "string"}}),
+        "mcp": _section({"enabled": {"type": "boolean"}, "endpoint": {"type": "string"}}),
         "capabilities": {"type": "array", "items": _CAPABILITY},
         "flows": {"type": "array", "items": _FLOW},
     },
@@ -111,6 +112,7 @@ def export_config():
             "max_sessions": config.rate_limit.max_sessions,
         },
         "audit": {"enabled": config.audit.enabled, "endpoint": config.audit.endpoint},
+        "mcp": {"enabled": config.mcp.enabled, "endpoint": config.mcp.endpoint},
         "capabilities": [_export_capability(c) for c in config.capabilities],
         "flows": [{"name": f.name, "description": f.description, "steps": list(f.steps)} for f in config.flows],
     }
@@ -207,6 +209,7 @@ def write_config(data, get_model, validate):
     ), "session")
     save(singleton("RateLimitConfig", **data["rate_limit"]), "rate_limit")
     save(singleton("AuditConfig", **data["audit"]), "audit")
+    save(singleton("McpConfig", **data.get("mcp", {})), "mcp")  # files exported before MCP have none
 
     capabilities = {}
     for position, entry in enumerate(data["capabilities"]):

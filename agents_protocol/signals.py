@@ -9,13 +9,14 @@ from agents_protocol.core.models import (
     CapabilityParam,
     Flow,
     FlowStep,
+    McpConfig,
     RateLimitConfig,
     SessionConfig,
     SiteProfile,
 )
 
 CONFIG_MODELS = (
-    SiteProfile, SessionConfig, RateLimitConfig, AuditConfig,
+    SiteProfile, SessionConfig, RateLimitConfig, AuditConfig, McpConfig,
     Capability, CapabilityParam, Flow, FlowStep,
 )
 

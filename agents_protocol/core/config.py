@@ -20,6 +20,7 @@ from agents_protocol.core.models import (
     Capability,
     ConfigRevision,
     Flow,
+    McpConfig,
     RateLimitConfig,
     SessionConfig,
     SiteProfile,
@@ -98,6 +99,12 @@ class AuditSpec:
     endpoint: str
 
 
+@dataclass(frozen=True)
+class McpSpec:
+    enabled: bool
+    endpoint: str
+
+
 @dataclass(frozen=True, eq=False)
 class ProtocolConfig:
     """Compared and hashed by identity: each load is a distinct snapshot, usable as a cache key."""
@@ -109,6 +116,7 @@ class ProtocolConfig:
     audit: AuditSpec
     capabilities: tuple[CapabilitySpec, ...]
     flows: tuple[FlowSpec, ...]
+    mcp: McpSpec
 
     @property
     def enabled_capabilities(self):
@@ -142,6 +150,7 @@ def load_config(revision=None):
     session = SessionConfig.load()
     rate_limit = RateLimitConfig.load()
     audit = AuditConfig.load()
+    mcp = McpConfig.load()
     capabilities = Capability.objects.prefetch_related("params")
     flows = Flow.objects.prefetch_related("steps__capability")
     return ProtocolConfig(
@@ -155,6 +164,7 @@ def load_config(revision=None):
             FlowSpec(f.name, f.description, tuple(s.capability.name for s in f.steps.all()))
             for f in flows
         ),
+        mcp=McpSpec(mcp.enabled, mcp.endpoint),
     )
 
 

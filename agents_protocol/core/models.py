@@ -148,6 +148,30 @@ class AuditConfig(SingletonModel):
             raise ValidationError({"endpoint": "The endpoint must contain a :session_id segment."})
 
 
+MCP_ENDPOINTS = ("/mcp", "/.well-known/agents/mcp")
+
+
+class McpConfig(SingletonModel):
+    """The MCP server (transports/mcp.py): on or off, and at which of two paths.
+
+    The path is a choice, not free text: the middleware recognises both paths without reading
+    the configuration, so every other path of the site still runs no query of the app.
+    """
+
+    enabled = models.BooleanField(default=True, help_text="Serve the capabilities as MCP tools.")
+    endpoint = models.CharField(
+        max_length=40, default=MCP_ENDPOINTS[0], choices=[(path, path) for path in MCP_ENDPOINTS],
+        help_text="Where MCP clients connect (Streamable HTTP).",
+    )
+
+    class Meta:
+        verbose_name = "MCP settings"
+        verbose_name_plural = "MCP settings"
+
+    def __str__(self):
+        return f"MCP at {self.endpoint}" if self.enabled else "MCP off"
+
+
 class Capability(models.Model):
     name = models.CharField(max_length=100, unique=True, validators=[CAPABILITY_NAME])
     description = models.CharField(max_length=500, blank=True)
