@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
-from agents_protocol.core.provider import CallContext, Handoff, ItemPage
+from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopProvider
 from cart import selectors as cart_selectors
 from cart import services as cart_services
 from cart.money import to_money
@@ -100,7 +100,7 @@ def line_result(session, item_id, quantity, **extra):
     return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
 
 
-class AcmeProvider:
+class AcmeProvider(ShopProvider):
     def search(self, context: CallContext, query, page, limit):
         products, total = catalog_selectors.search_products(query, page, limit)
         return ItemPage([product_summary(context.origin, p) for p in products], total)

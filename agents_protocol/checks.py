@@ -4,7 +4,7 @@
 |---------|-----------------------------------------------------------------------------|
 | E001    | AGENTS_PROTOCOL["PROVIDER"] is not set                                      |
 | E002    | the provider cannot be imported                                             |
-| E003    | the provider lacks a ShopProvider method, or a method's parameters differ   |
+| E003    | a provider method the shop overrides cannot take the app's keyword call     |
 | E004    | AGENTS_PROTOCOL is not a dict, or has a key the app does not know (a typo)  |
 | E005    | the agent API middleware is not in MIDDLEWARE                               |
 | E006    | agents_protocol.urls is not included at the root of the URLconf             |
@@ -13,8 +13,9 @@
 | E009    | the default database is neither SQLite nor PostgreSQL (sessions.py)          |
 | E010    | an endpoint lies outside /.well-known/ (saved before migration 0010)        |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
+| W002    | an enabled capability's provider method is not overridden (501 too)         |
 
-E007, E009, E010 and W001 read the database, so they are database checks (Tags.database): like
+E007, E009, E010, W001 and W002 read the database, so they are database checks (Tags.database): like
 Django's own, they run with `manage.py check --database default` and before `migrate`, not
 in a plain `check`, which must work without a database.
 """
@@ -28,10 +29,10 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, router
 from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
-from agents_protocol.core.capabilities import registered_names
+from agents_protocol.core.capabilities import handler_for, registered_names
 from agents_protocol.core.conf import DEFAULTS, get_setting
 from agents_protocol.core.models import AuditConfig, Capability, SessionConfig
-from agents_protocol.core.provider import ShopProvider
+from agents_protocol.core.provider import base_methods, implements
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN
 
 API_MIDDLEWARE = "agents_protocol.http.middleware.AgentsApiMiddleware"
@@ -39,30 +40,44 @@ AGENTS_JSON_PATH = "/.well-known/agents.json"
 
 
 def provider_interface_problems(provider_class):
-    """What `provider_class` lacks to implement ShopProvider: one sentence per method, or [].
+    """What is wrong with the methods `provider_class` overrides: one sentence per method, or [].
 
-    The app calls the provider's methods with positional arguments, so each method must
-    take exactly the protocol's parameters, in the protocol's order.
+    The app calls a provider method with `context` and then keyword arguments, so a method the
+    provider overrides must accept the base class's parameters by those names. Methods it does
+    not override are not looked at: they answer 501 (and W002 names the enabled ones).
     """
-    problems = []
-    for name, expected in _protocol_methods().items():
-        method = getattr(provider_class, name, None)
-        if not callable(method):
-            problems.append(f"{name}{_parameters(expected)} is missing.")
-        elif _parameters(method) != _parameters(expected):
-            problems.append(f"{name}{_parameters(method)} should take {name}{_parameters(expected)}.")
-    return problems
+    return [
+        f"{name}{_parameters(getattr(provider_class, name))} cannot be called as {name}{_parameters(expected)}."
+        for name, expected in base_methods().items()
+        if implements(provider_class, name) and not _accepts_the_call(getattr(provider_class, name), expected)
+    ]
 
 
-def _protocol_methods():
-    return {name: value for name, value in vars(ShopProvider).items()
-            if callable(value) and not name.startswith("_")}
+def _accepts_the_call(method, expected):
+    """Whether `method` can be called as the app calls `expected`: self and context, then keywords."""
+    self_and_context, keywords = _positional(expected), _keyword_only(expected)
+    try:
+        inspect.signature(method).bind(*self_and_context, **dict.fromkeys(keywords))
+    except TypeError:
+        return False
+    return True
+
+
+def _positional(function):
+    return [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD]
+
+
+def _keyword_only(function):
+    return [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
 
 
 def _parameters(function):
-    """The parameter list as written, without annotations: `(self, context, query, page, limit)`."""
-    names = []
+    """The parameter list as written, without annotations: `(self, context, *, query, page, limit)`."""
+    names, starred = [], False
     for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind == parameter.KEYWORD_ONLY and not starred:
+            names.append("*")
+        starred = starred or parameter.kind in (parameter.KEYWORD_ONLY, parameter.VAR_POSITIONAL)
         prefix = {parameter.VAR_POSITIONAL: "*", parameter.VAR_KEYWORD: "**"}.get(parameter.kind, "")
         names.append(prefix + parameter.name)
     return f"({', '.join(names)})"
@@ -74,7 +89,7 @@ def provider_configured(app_configs, **kwargs):
     if not path:
         return [Error(
             'AGENTS_PROTOCOL["PROVIDER"] is not set.',
-            hint="Point it at your class implementing agents_protocol.core.provider.ShopProvider.",
+            hint="Point it at your subclass of agents_protocol.core.provider.ShopProvider.",
             id="agents_protocol.E001",
         )]
     try:
@@ -83,8 +98,9 @@ def provider_configured(app_configs, **kwargs):
         return [Error(f"Cannot import the provider {path!r}: {error}", id="agents_protocol.E002")]
     return [
         Error(
-            f"The provider {path} does not implement ShopProvider: {problem}",
-            hint="See agents_protocol/provider.py; the app calls these methods with positional arguments.",
+            f"The provider {path} overrides a ShopProvider method with other parameters: {problem}",
+            hint="See agents_protocol/core/provider.py; the app passes context, then every other argument by "
+            "keyword.",
             id="agents_protocol.E003",
         )
         for problem in provider_interface_problems(provider_class)
@@ -252,3 +268,39 @@ def endpoints_under_well_known(app_configs, databases=None, **kwargs):
         for name, endpoint in routes
         if not endpoint.startswith(WELL_KNOWN)
     ]
+
+
+@register(Tags.database)
+def every_enabled_capability_is_implemented(app_configs, databases=None, **kwargs):
+    """An enabled capability whose built-in handler calls a provider method the provider does not override."""
+    provider_class = _provider_class()
+    if provider_class is None or not _reads(Capability, databases):
+        return []
+    try:
+        enabled = list(Capability.objects.filter(enabled=True).values_list("name", flat=True))
+    except DatabaseError:
+        return []
+    missing = {name: _provider_method(name) for name in enabled}
+    return [
+        Warning(
+            f"The enabled capability {name!r} calls the provider's {method}(), which "
+            f"{get_setting('PROVIDER')} does not override; agents calling it get 501 not_implemented.",
+            hint=f"Override {method} in your ShopProvider subclass, or disable {name!r} in admin.",
+            id="agents_protocol.W002",
+        )
+        for name, method in sorted(missing.items())
+        if method is not None and not implements(provider_class, method)
+    ]
+
+
+def _provider_class():
+    """The configured provider class, or None when E001 or E002 already says why not."""
+    try:
+        return import_string(get_setting("PROVIDER") or "")
+    except ImportError:
+        return None
+
+
+def _provider_method(capability):
+    """The provider method the capability's registered handler calls, or None (a shop's own handler)."""
+    return getattr(handler_for(capability), "provider_method", None)

@@ -76,9 +76,10 @@ def make_agent_session(raw_token=None, ttl_seconds=1800, **fields):
 
 
 def assert_implements_provider(provider_class):
-    """Fail with every difference between `provider_class` and agents_protocol.core.provider.ShopProvider."""
+    """Fail with every method `provider_class` overrides that the app cannot call as
+    agents_protocol.core.provider.ShopProvider declares it (check E003)."""
     problems = provider_interface_problems(provider_class)
-    assert not problems, f"{provider_class.__name__} does not implement ShopProvider:\n" + "\n".join(problems)
+    assert not problems, f"{provider_class.__name__} overrides methods the app cannot call:\n" + "\n".join(problems)
 
 
 class AgentResponse:

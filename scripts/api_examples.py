@@ -125,7 +125,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |
 | 431 | `headers_too_large` | the header fields together are over `MAX_HEADER_BYTES` (8192 bytes by default), on any agent path | send only the headers the API reads: the session token, `Content-Type` and `Idempotency-Key` |
 | 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` when reporting it |
-| 501 | `not_implemented` | the capability is published but has no handler on this site | do not retry; use another capability |
+| 501 | `not_implemented` | the capability is published but has no handler on this site, or the shop's provider does not implement it | do not retry; use another capability |
 | 503 | `backend_unavailable` | the shop's database or rate-limit cache is down (`Retry-After`) | retry after `Retry-After` seconds, with the same `Idempotency-Key` for a POST |
 
 ## Where this profile differs from the protocol's documents, and why

@@ -565,6 +565,7 @@ def test_the_collector_finds_a_code_in_every_form_it_knows():
         "invalid_request", "not_found_positional", "not_found", "shop_positional", "shop_keyword",
         "code_from_subclass_attribute", "branch_one", "branch_two", "code_in_a_dict_of_a_helper",
         "code_in_a_dict_literal", "code_keyword_of_any_call", "code_from_module_constant",
+        "not_implemented",  # errors.py's own not_implemented()
     }
     assert collected.statuses("capability_positional") == {418}
     assert collected.statuses("bad_request_positional") == {400}

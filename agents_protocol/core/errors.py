@@ -18,3 +18,7 @@ def not_found(message, code="not_found"):
 
 def bad_request(message, code="invalid_request", fields=None):
     return CapabilityError(400, code, message, fields)
+
+
+def not_implemented(capability):
+    return CapabilityError(501, "not_implemented", f"{capability} is not available on this site.")

@@ -6,9 +6,13 @@ the capability configuration and checked by core/schema.py before a handler runs
 `call.params` holds only valid values, trimmed text and the declared defaults. A handler
 keeps only what the schema cannot say: that an empty category or order_id means "all", and
 whatever the shop's provider refuses (unknown items, the cart's own quantity rules).
+
+Each handler calls one method of the provider (core/provider.py's ShopProvider), `context`
+first and every other argument by keyword; the handler's `provider_method` names it, so
+system check W002 can name an enabled capability whose method the provider lacks.
 """
 from agents_protocol.core.capabilities import register
-from agents_protocol.core.errors import bad_request, not_found
+from agents_protocol.core.errors import bad_request, not_found, not_implemented
 from agents_protocol.core.formats import iso_utc
 
 HANDOFF_MESSAGE = (
@@ -18,6 +22,22 @@ HANDOFF_MESSAGE = (
 
 
 REQUIRED = "This parameter is required."
+
+
+def calls_provider(capability, method_name):
+    """Register the built-in handler of `capability`, which calls the provider's `method_name`."""
+    def register_handler(handler):
+        handler.provider_method = method_name
+        return register(capability, handler)
+    return register_handler
+
+
+def ask_provider(call, method_name, **arguments):
+    """The provider's `method_name` called with `arguments` by keyword; 501 when it has none."""
+    method = getattr(call.provider, method_name, None)
+    if not callable(method):
+        raise not_implemented(call.name)
+    return method(call.context, **arguments)
 
 
 def value(params, name):
@@ -34,55 +54,55 @@ def paging(params):
     return value(params, "page"), value(params, "limit")
 
 
-@register("search")
+@calls_provider("search", "search")
 def search(call):
     page, limit = paging(call.params)
-    found = call.provider.search(call.context, value(call.params, "q"), page, limit)
+    found = ask_provider(call, "search", query=value(call.params, "q"), page=page, limit=limit)
     return {"results": found.items, "total": found.total, "page": page, "limit": limit}
 
 
-@register("browse")
+@calls_provider("browse", "browse")
 def browse(call):
     category = call.params.get("category") or None
     page, limit = paging(call.params)
-    found = call.provider.browse(call.context, category, value(call.params, "sort"), page, limit)
+    found = ask_provider(call, "browse", category=category, sort=value(call.params, "sort"), page=page, limit=limit)
     return {"items": found.items, "total": found.total, "page": page, "limit": limit}
 
 
-@register("detail")
+@calls_provider("detail", "item_detail")
 def detail(call):
     item_id = value(call.params, "id")
-    item = call.provider.item_detail(call.context, item_id)
+    item = ask_provider(call, "item_detail", item_id=item_id)
     if item is None:
         raise not_found(f"No product has the id {item_id!r}; use search or browse to find ids.", "unknown_item")
     return item
 
 
-@register("cart.add")
+@calls_provider("cart.add", "cart_add")
 def cart_add(call):
     params = call.params
-    return call.provider.cart_add(call.context, value(params, "item_id"), value(params, "quantity"))
+    return ask_provider(call, "cart_add", item_id=value(params, "item_id"), quantity=value(params, "quantity"))
 
 
-@register("cart.view")
+@calls_provider("cart.view", "cart_view")
 def cart_view(call):
-    return call.provider.cart_view(call.context)
+    return ask_provider(call, "cart_view")
 
 
-@register("cart.update")
+@calls_provider("cart.update", "cart_update")
 def cart_update(call):
     params = call.params
-    return call.provider.cart_update(call.context, value(params, "item_id"), value(params, "quantity"))
+    return ask_provider(call, "cart_update", item_id=value(params, "item_id"), quantity=value(params, "quantity"))
 
 
-@register("cart.remove")
+@calls_provider("cart.remove", "cart_remove")
 def cart_remove(call):
-    return call.provider.cart_remove(call.context, value(call.params, "item_id"))
+    return ask_provider(call, "cart_remove", item_id=value(call.params, "item_id"))
 
 
-@register("checkout")
+@calls_provider("checkout", "checkout")
 def checkout(call):
-    handoff = call.provider.checkout(call.context)
+    handoff = ask_provider(call, "checkout")
     return {
         "checkout_url": handoff.checkout_url,
         "human_handoff": True,
@@ -92,13 +112,13 @@ def checkout(call):
     }
 
 
-@register("order.status")
+@calls_provider("order.status", "order_status")
 def order_status(call):
-    return call.provider.order_status(call.context, call.params.get("order_id") or None)
+    return ask_provider(call, "order_status", order_id=call.params.get("order_id") or None)
 
 
-@register("contact")
+@calls_provider("contact", "contact")
 def contact(call):
     params = call.params
-    return call.provider.contact(
-        call.context, value(params, "name"), value(params, "email"), value(params, "message"))
+    return ask_provider(call, "contact", name=value(params, "name"), email=value(params, "email"),
+                        message=value(params, "message"))

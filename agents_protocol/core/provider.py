@@ -1,18 +1,19 @@
-"""The interface a shop implements so agents_protocol can reach its catalog and cart.
+"""The base class a shop subclasses so agents_protocol can reach its catalog and cart.
 
-The app never imports the shop; it loads the class named in AGENTS_PROTOCOL["PROVIDER"]
-and calls these methods. Each returns JSON-ready data (dicts, lists, str, int, bool,
+The app never imports the shop; it loads the ShopProvider subclass named in
+AGENTS_PROTOCOL["PROVIDER"] and calls the methods it overrides. Each returns JSON-ready data (dicts, lists, str, int, bool,
 Decimal for money) and raises `agents_protocol.core.errors.CapabilityError` to refuse.
 `context` tells who is asking and how to build absolute URLs.
 """
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any
 
 from django.utils.module_loading import import_string
 
 from agents_protocol.core.conf import get_setting
+from agents_protocol.core.errors import not_implemented
 
 
 @dataclass(frozen=True)
@@ -54,26 +55,63 @@ class Handoff:
     order_id: str
 
 
-class ShopProvider(Protocol):
-    def search(self, context: CallContext, query: str, page: int, limit: int) -> ItemPage: ...
+class ShopProvider:
+    """The base class of a shop's provider: subclass it and override what the shop supports.
 
-    def browse(self, context: CallContext, category: str | None, sort: str, page: int, limit: int) -> ItemPage: ...
+    Like django-allauth's adapters: AGENTS_PROTOCOL["PROVIDER"] names the subclass, and the app
+    calls one method per capability, `context` first and every other argument by keyword. A
+    method left as it is here answers 501 `not_implemented`, and system check W002 names an
+    enabled capability whose method the provider does not override; E003 checks only the
+    methods it overrides. So a method a later version adds breaks no existing provider.
+    """
 
-    def item_detail(self, context: CallContext, item_id: str) -> dict | None: ...
+    # The app opens transaction.atomic() around every method that changes something and appends
+    # the call's audit event in it. False: the provider opens its own transactions and calls
+    # context.record_change() in the one that makes the change.
+    atomic_changes = True
 
-    def cart_add(self, context: CallContext, item_id: str, quantity: int) -> dict: ...
+    def search(self, context: CallContext, *, query: str, page: int, limit: int) -> ItemPage:
+        raise not_implemented("search")
 
-    def cart_view(self, context: CallContext) -> dict: ...
+    def browse(self, context: CallContext, *, category: str | None, sort: str, page: int, limit: int) -> ItemPage:
+        raise not_implemented("browse")
 
-    def cart_update(self, context: CallContext, item_id: str, quantity: int) -> dict: ...
+    def item_detail(self, context: CallContext, *, item_id: str) -> dict | None:
+        raise not_implemented("detail")
 
-    def cart_remove(self, context: CallContext, item_id: str) -> dict: ...
+    def cart_add(self, context: CallContext, *, item_id: str, quantity: int) -> dict:
+        raise not_implemented("cart.add")
 
-    def checkout(self, context: CallContext) -> Handoff: ...
+    def cart_view(self, context: CallContext) -> dict:
+        raise not_implemented("cart.view")
 
-    def order_status(self, context: CallContext, order_id: str | None) -> dict: ...
+    def cart_update(self, context: CallContext, *, item_id: str, quantity: int) -> dict:
+        raise not_implemented("cart.update")
 
-    def contact(self, context: CallContext, name: str, email: str, message: str) -> dict: ...
+    def cart_remove(self, context: CallContext, *, item_id: str) -> dict:
+        raise not_implemented("cart.remove")
+
+    def checkout(self, context: CallContext) -> Handoff:
+        raise not_implemented("checkout")
+
+    def order_status(self, context: CallContext, *, order_id: str | None) -> dict:
+        raise not_implemented("order.status")
+
+    def contact(self, context: CallContext, *, name: str, email: str, message: str) -> dict:
+        raise not_implemented("contact")
+
+
+def base_methods():
+    """The base class's methods a provider may override, by name."""
+    return {name: value for name, value in vars(ShopProvider).items()
+            if callable(value) and not name.startswith("_")}
+
+
+def implements(provider_class, method_name):
+    """Whether `provider_class` has its own `method_name` (a class that is no ShopProvider counts
+    its methods as its own)."""
+    method = getattr(provider_class, method_name, None)
+    return callable(method) and method is not getattr(ShopProvider, method_name, None)
 
 
 class ProviderNotConfigured(Exception):
