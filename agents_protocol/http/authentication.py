@@ -40,7 +40,7 @@ class AgentSessionAuthentication(BaseAuthentication):
     """
 
     def authenticate(self, request):
-        token = token_from_headers(request._request)
+        token = self.raw_token(request._request)
         if not token:
             return None
         try:
@@ -49,6 +49,10 @@ class AgentSessionAuthentication(BaseAuthentication):
             setattr(request._request, REFUSAL_ATTRIBUTE, refusal)
             return None
         return AgentUser(session), session
+
+    def raw_token(self, request):
+        """The token this request carries (a transport with its own session header overrides it)."""
+        return token_from_headers(request)
 
     def authenticate_header(self, request):
         return REALM_HEADER

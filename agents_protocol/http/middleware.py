@@ -12,6 +12,7 @@ from django.http import HttpResponse
 
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
+from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import document_view
@@ -34,14 +35,16 @@ DOCUMENT_VIEWS = {
 
 class AgentsApiMiddleware:
     """Serves the documents and the agent API; any other request passes through untouched,
-    without a look at the configuration (endpoints are all under /.well-known/, models.py)."""
+    without a look at the configuration (endpoints are all under /.well-known/, models.py, and
+    the MCP server at one of MCP_ENDPOINTS, which the URLconf routes)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         document = DOCUMENT_VIEWS.get(request.path_info)
-        if document is None and not request.path.startswith(WELL_KNOWN):
+        mcp = request.path in MCP_ENDPOINTS
+        if document is None and not mcp and not request.path.startswith(WELL_KNOWN):
             return self.get_response(request)
         refusal = oversized(request)
         if refusal is not None:
@@ -49,7 +52,7 @@ class AgentsApiMiddleware:
         try:
             config = current_config()
         except DatabaseError:
-            if document is None and not request.path.startswith(API_PREFIX):
+            if document is None and not mcp and not request.path.startswith(API_PREFIX):
                 raise
             return backend_unavailable()
         with pinned_config(config):

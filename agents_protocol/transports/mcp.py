@@ -1,0 +1,335 @@
+"""The Model Context Protocol (MCP) server: every enabled capability is a tool.
+
+Streamable HTTP (protocol revision 2025-11-25, the newest with an `initialize` handshake and
+sessions; docs/interop.md says why not 2026-07-28) on the WSGI stack: one JSON-RPC message per
+POST, answered with one JSON body (`application/json`), never a stream.
+
+    POST initialize            a new agent session: its token is the `Mcp-Session-Id` header
+    POST tools/list, tools/call, ping   in that session (Mcp-Session-Id required)
+    POST a notification or a response   202, no body
+    GET                        405: this server offers no SSE stream
+    DELETE                     ends the session and seals its audit trail, like the agent API's
+
+Messages are read and written with the official types (`mcp_types`, what `mcp.types` is).
+A capability's refusal is a tool result with `isError` whose structured content is the
+envelope plus its status; a malformed message is a JSON-RPC error carrying
+`{"code", "status", "fields"?}` in `data`. The session's problems are the transport's HTTP
+statuses (400 without Mcp-Session-Id, 404 for one unknown, ended or expired), as are 413,
+415, 429 and 503.
+
+A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
+guards, parameter validation, Idempotency-Key and audit as the agent API.
+"""
+from urllib.parse import urlsplit
+
+import mcp_types as types
+from django.http import HttpResponse
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from pydantic import ValidationError
+from rest_framework.response import Response
+
+from agents_protocol.audit.chain import SESSION_CREATE
+from agents_protocol.core import codec
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.invocation import find_capability
+from agents_protocol.core.schema import validate_params
+from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
+from agents_protocol.documents.interop import document_version, site_base, skill_description, skill_title
+from agents_protocol.documents.schemas import BUILTIN_OUTPUTS, input_schema
+from agents_protocol.http.authentication import AgentSessionAuthentication
+from agents_protocol.http.client import client_address
+from agents_protocol.http.parsers import check_declared_length
+from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.renderers import JSON_CONTENT_TYPE
+from agents_protocol.http.sessions import create_session, end_session
+
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+VERSION_WITHOUT_HEADER = "2025-03-26"  # what the specification says to assume when the header is absent
+SERVED_METHODS = ("ping", "tools/list", "tools/call")
+MALFORMED_BODY_CODES = {"invalid_json": types.PARSE_ERROR, "payload_too_large": types.INVALID_REQUEST,
+                        "unsupported_media_type": types.INVALID_REQUEST, "invalid_request": types.INVALID_REQUEST,
+                        "method_not_allowed": types.INVALID_REQUEST}
+# Refusals answered with their own HTTP status (405: GET, as this server offers no SSE stream).
+HTTP_LEVEL_STATUSES = (405, 413, 415, 429, 503)
+SESSION_META_KEY = "agents-protocol/session"
+
+
+class McpError(Exception):
+    """A refusal of the MCP layer itself: a JSON-RPC error with the protocol's code and status."""
+
+    def __init__(self, rpc_code, message, code, status=400, http_status=200, headers=None, fields=None):
+        super().__init__(message)
+        self.rpc_code, self.message, self.code, self.status = rpc_code, message, code, status
+        self.http_status, self.headers, self.fields = http_status, headers or {}, fields
+
+
+class McpSessionAuthentication(AgentSessionAuthentication):
+    """The agent session whose token is the request's Mcp-Session-Id."""
+
+    def raw_token(self, request):
+        return request.headers.get(SESSION_HEADER, "").strip() or None
+
+
+class McpView(AgentView):
+    rpc_id = None
+    rpc_method = None
+    protocol_version = VERSION_WITHOUT_HEADER
+
+    def get_authenticators(self):
+        return [McpSessionAuthentication()]
+
+    def resolve(self, request, *args, **kwargs):
+        mcp = self.config.mcp
+        if not (mcp.enabled and request.path == mcp.endpoint):
+            raise McpError(types.INVALID_REQUEST, "No MCP server is served at this path; see /llms.txt.",
+                           "not_found", 404, 404)
+        check_origin(request, self.config, self.origin)
+        self.requires_session = True
+        if request.method == "DELETE":
+            self.counts_per_session = False
+            return
+        check_declared_length(request._request)
+        check_accept(request)
+        self.protocol_version = requested_version(request)
+        message = read_message(request.data)
+        if not isinstance(message, types.JSONRPCRequest):
+            return  # a notification or a response: 202 once the session is known
+        self.rpc_id, self.rpc_method = message.id, message.method
+        if message.method == "initialize":
+            self.requires_session, self.counts_per_session = False, False
+            self.initialize_params = initialize_params(message)
+            return
+        call = parse_request(message, self.protocol_version)
+        if isinstance(call, types.CallToolRequest):
+            self.capability = find_capability(self.config, call.params.name)
+            if self.capability is None:
+                raise McpError(types.INVALID_PARAMS, f"Unknown tool {call.params.name!r}; see tools/list.",
+                               "unknown_tool", fields={"name": "Must be the name of a tool from tools/list."})
+            self.arguments = call.params.arguments or {}
+
+    def post(self, request, *args, **kwargs):
+        if self.rpc_method is None:
+            return accepted()
+        if self.rpc_method == "initialize":
+            return self.initialize(request)
+        if self.rpc_method == "tools/list":
+            return self.result(types.ListToolsResult(tools=tools(self.config)))
+        if self.rpc_method == "ping":
+            return self.result(types.EmptyResult())
+        outcome = self.call_capability(self.arguments)
+        if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
+            outcome.data = {**outcome.data, "id": self.rpc_id}
+            return outcome
+        return self.result(tool_result(outcome))
+
+    def delete(self, request, *args, **kwargs):
+        end_session(request.auth, "deleted", method=request.method, path=request.path)
+        return HttpResponse(status=204, content_type=JSON_CONTENT_TYPE)
+
+    def initialize(self, request):
+        client = self.initialize_params.client_info
+        agent = validate_params(SESSION_CREATE_PARAMS, {"agent_name": client.name, "agent_version": client.version},
+                                {}, {})
+        config = self.config
+        session, raw_token = create_session(client_address(request), config.session.ttl_seconds,
+                                            config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
+        self.audited_call = AuditedCall(session, SESSION_CREATE, agent)
+        offered = self.initialize_params.protocol_version
+        self.protocol_version = offered if offered in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+        answer = types.InitializeResult(
+            protocol_version=self.protocol_version,
+            capabilities=types.ServerCapabilities(tools=types.ToolsCapability(list_changed=False)),
+            server_info=types.Implementation(name=config.site.name, version=document_version(config),
+                                             website_url=site_base(config, self.origin)),
+            instructions=instructions(config),
+            meta={SESSION_META_KEY: self.session_meta(session)},
+        )
+        return self.result(answer, headers={SESSION_HEADER: raw_token})
+
+    def session_meta(self, session):
+        audit = self.config.audit
+        meta = {"session_id": session.public_id, "expires_at": iso_utc(session.expires_at)}
+        if audit.enabled:
+            meta["audit_url"] = f"{self.origin}{audit.endpoint.replace(':session_id', session.public_id)}"
+        return meta
+
+    def result(self, answer, headers=None):
+        """The JSON-RPC response: `answer` as the negotiated revision's schema shapes it."""
+        data = answer.model_dump(by_alias=True, exclude_none=True)
+        wire = methods.serialize_server_result(self.rpc_method, self.protocol_version, data)
+        if "structuredContent" in wire:
+            wire["structuredContent"] = data["structuredContent"]  # the codec writes money exactly
+        return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": wire}, headers=headers)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, McpError):
+            over_limit = self.count_refused_call()
+            if over_limit is None:
+                return self.error_response(exc)
+            exc = over_limit
+        refusal = self.refuse(exc)
+        if refusal.status == 401:
+            return self.error_response(session_refusal(refusal))
+        if self.capability is not None and refusal.status not in HTTP_LEVEL_STATUSES:
+            return self.result(tool_result(refusal_content(refusal), is_error=True), headers=refusal.headers)
+        return self.error_response(rpc_refusal(refusal))
+
+    def error_response(self, error):
+        data = {"code": error.code, "status": error.status}
+        if error.fields:
+            data["fields"] = error.fields
+        body = types.JSONRPCError(jsonrpc="2.0", id=self.rpc_id,
+                                  error=types.ErrorData(code=error.rpc_code, message=error.message, data=data))
+        return Response(body.model_dump(by_alias=True), status=error.http_status, headers=error.headers)
+
+
+def check_origin(request, config, origin):
+    """Refuse a browser's request from another site (DNS rebinding): 403, as the transport requires."""
+    sent = request.headers.get("Origin")
+    if sent is None or sent in {origin, _origin_of(config.site.url)}:
+        return
+    raise McpError(types.INVALID_REQUEST, f"Requests from the origin {sent!r} are not accepted.", "forbidden_origin",
+                   403, 403)
+
+
+def _origin_of(url):
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
+
+
+def check_accept(request):
+    accept = request.headers.get("Accept", "*/*").lower()
+    if not any(kind in accept for kind in ("application/json", "application/*", "*/*")):
+        raise McpError(types.INVALID_REQUEST, "Accept application/json (and text/event-stream).", "not_acceptable",
+                       406, 406)
+
+
+def requested_version(request):
+    version = request.headers.get(VERSION_HEADER)
+    if version is None:
+        return VERSION_WITHOUT_HEADER
+    if version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        raise McpError(types.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not supported; use "
+                       f"{LATEST_HANDSHAKE_VERSION}.", "unsupported_protocol_version", 400, 400)
+    return version
+
+
+def read_message(payload):
+    if isinstance(payload, list):
+        raise McpError(types.INVALID_REQUEST, "Send one JSON-RPC message per request; batches are not supported.",
+                       "invalid_request", 400, 400)
+    try:
+        return types.jsonrpc_message_adapter.validate_python(payload, by_name=False)
+    except ValidationError:
+        raise McpError(types.INVALID_REQUEST, "The body is not a JSON-RPC 2.0 message.", "invalid_request",
+                       400, 400) from None
+
+
+def initialize_params(message):
+    try:
+        return types.InitializeRequest.model_validate(message.model_dump(), by_name=False).params
+    except ValidationError as error:
+        raise invalid_params(error) from None
+
+
+def parse_request(message, version):
+    if message.method not in SERVED_METHODS:
+        raise McpError(types.METHOD_NOT_FOUND, f"Method {message.method!r} is not served here; this server has tools "
+                       f"({', '.join(SERVED_METHODS)}).", "method_not_found", 404)
+    try:
+        return methods.parse_client_request(message.method, version, message.params)
+    except ValidationError as error:
+        raise invalid_params(error) from None
+
+
+def invalid_params(error):
+    fields = {".".join(str(part) for part in e["loc"]) or "params": e["msg"] for e in error.errors()}
+    return McpError(types.INVALID_PARAMS, "The request's params are not valid.", "invalid_params", fields=fields)
+
+
+def session_refusal(refusal):
+    """Without Mcp-Session-Id: 400; an unknown, ended or expired one: 404 (the client starts again)."""
+    if refusal.code == "session_required":
+        return McpError(types.INVALID_REQUEST, f"Send the {SESSION_HEADER} header that initialize returned.",
+                        refusal.code, 401, 400, refusal.headers)
+    return McpError(types.INVALID_REQUEST, f"This MCP session is not live ({refusal.code}); initialize a new one.",
+                    refusal.code, 401, 404, refusal.headers)
+
+
+def rpc_refusal(refusal):
+    """A refusal of the message as a whole: malformed bodies, limits, a failing backend."""
+    if refusal.code in MALFORMED_BODY_CODES:
+        rpc_code, http_status = MALFORMED_BODY_CODES[refusal.code], 400
+    elif refusal.code == "invalid_params":
+        rpc_code, http_status = types.INVALID_PARAMS, 200
+    else:
+        rpc_code, http_status = types.INTERNAL_ERROR if refusal.status >= 500 else types.INVALID_REQUEST, 200
+    if refusal.status in HTTP_LEVEL_STATUSES or refusal.status >= 500:
+        http_status = refusal.status
+    return McpError(rpc_code, refusal.message, refusal.code, refusal.status, http_status, refusal.headers,
+                    refusal.fields)
+
+
+def refusal_content(refusal):
+    content = {"ok": False, "error": refusal.message, "code": refusal.code, "status": refusal.status}
+    if refusal.fields:
+        content["fields"] = refusal.fields
+    return content
+
+
+def tool_result(data, is_error=False):
+    """The capability's data (or refusal) as structured content and, for clients that read text, as JSON text."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=codec.encode(data).decode())],
+        structured_content=data if isinstance(data, dict) else None,
+        is_error=is_error,
+    )
+
+
+def accepted():
+    return HttpResponse(status=202, content_type=JSON_CONTENT_TYPE)
+
+
+def tools(config):
+    """One tool per enabled capability, described from the configuration."""
+    return [
+        types.Tool(
+            name=capability.name,
+            title=skill_title(capability),
+            description=skill_description(capability),
+            input_schema=input_schema(capability),
+            output_schema=BUILTIN_OUTPUTS.get(capability.name),
+            annotations=annotations(capability),
+        )
+        for capability in config.enabled_capabilities
+    ]
+
+
+def annotations(capability):
+    read_only = capability.method == "GET"
+    return types.ToolAnnotations(
+        title=skill_title(capability),
+        read_only_hint=read_only,
+        destructive_hint=None if read_only else capability.method == "DELETE",
+        idempotent_hint=None if read_only else capability.method in ("PUT", "DELETE"),
+        open_world_hint=False,
+    )
+
+
+def instructions(config):
+    handoff = [c.name for c in config.enabled_capabilities if c.human_handoff]
+    text = (f"The tools of {config.site.name}, one per capability of its agents.json. This MCP session is an agent "
+            "session: its calls share one rate limit and one audit trail.")
+    if handoff:
+        text += (f" {', '.join(handoff)} returns a link for a human to finish; give it to your user, do not "
+                 "follow it.")
+    if config.audit.enabled:
+        text += (" After the session ends (DELETE), its signed audit trail is at the audit_url of this result's "
+                 f"_meta, for Authorization: Bearer <{SESSION_HEADER}>.")
+    return text
+
+
+endpoint = McpView.as_view()
