@@ -1,0 +1,388 @@
+"""The MCP server (agents_protocol/transports/mcp.py), driven by the official clients, live.
+
+- The `mcp` Python SDK (Streamable HTTP client and ClientSession) against live_server: initialize,
+  list the tools, call search, detail, cart.add, cart.view and checkout, end the session (DELETE);
+  the sealed audit trail holds every call in order and verifies with the published key.
+- The MCP Inspector's command-line mode (`@modelcontextprotocol/inspector --cli`, installed from
+  tools/mcp-inspector's lockfile with npm ci) lists the tools and calls one against gunicorn.
+- The transport's HTTP rules, as the specification's Streamable HTTP section words them, over
+  real HTTP: 202 for notifications, 405 for GET, Mcp-Session-Id required (400) and known (404),
+  Origin checked (403), MCP-Protocol-Version checked (400), DELETE ending the session.
+- The tools come from the configuration: schemas from the one capability schema, read-only
+  annotations, a capability disabled in admin gone from the next tools/list, in every worker.
+"""
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import httpx2
+import pytest
+import requests
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
+
+from agents_protocol.audit import verify
+from agents_protocol.models import AgentSession, Capability, McpConfig
+from cart.models import CartLine
+from tests.factories import make_agent_session, make_product
+from tests.servers import ROOT, start_site
+from tests.test_agents_admin import capability_form, inline_management
+
+TIMEOUT = 10
+ACCEPT = "application/json, text/event-stream"
+VERSION = "2025-11-25"
+READ_ONLY = {"search", "browse", "detail", "cart.view", "order.status"}
+INSPECTOR_PROJECT = ROOT / "tools" / "mcp-inspector"
+CLIENT = {"name": "acme-mcp-test", "version": "1.2.3"}
+
+
+@pytest.fixture
+def key_file(settings, tmp_path):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
+                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
+
+
+@pytest.fixture
+def shop(live_server):
+    make_product(public_id="mug", slug="mug", name="Celadon mug", stock=10)
+    make_product(public_id="vase", slug="vase", name="Tall vase", stock=3)
+    return live_server.url
+
+
+def rpc(method, params=None, rpc_id=1):
+    message = {"jsonrpc": "2.0", "id": rpc_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def initialize_message(name="raw-http", version="0.1"):
+    return rpc("initialize", {"protocolVersion": VERSION, "capabilities": {},
+                              "clientInfo": {"name": name, "version": version}})
+
+
+def post(url, message, session_id=None, **headers):
+    sent = {"Accept": ACCEPT, "Content-Type": "application/json", "MCP-Protocol-Version": VERSION, **headers}
+    if session_id is not None:
+        sent["Mcp-Session-Id"] = session_id
+    return requests.post(url, data=json.dumps(message), headers=sent, timeout=TIMEOUT)
+
+
+def open_session(url, name="raw-http"):
+    answer = post(url, initialize_message(name))
+    assert answer.status_code == 200, answer.text
+    return answer.headers["Mcp-Session-Id"]
+
+
+# 1. The official Python SDK, live
+
+
+async def shop_as_an_mcp_client(url):
+    """What an MCP client does with the shop: the tools, a purchase up to the human handoff."""
+    seen_session_ids = []
+
+    async def remember_session_id(response):
+        if "mcp-session-id" in response.headers:
+            seen_session_ids.append(response.headers["mcp-session-id"])
+
+    async with httpx2.AsyncClient(event_hooks={"response": [remember_session_id]}, timeout=30) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(**CLIENT)) as session:
+                initialized = await session.initialize()
+                listed = await session.list_tools()
+                found = await session.call_tool("search", {"q": "celadon"})
+                detail = await session.call_tool("detail", {"id": "mug"})
+                added = await session.call_tool("cart.add", {"item_id": "mug", "quantity": 2})
+                refused = await session.call_tool("cart.add", {"item_id": "nope"})
+                cart = await session.call_tool("cart.view", {})
+                checkout = await session.call_tool("checkout", {})
+        # Leaving streamable_http_client sent DELETE with the Mcp-Session-Id.
+    return {
+        "initialized": initialized, "tools": listed.tools, "search": found, "detail": detail, "added": added,
+        "refused": refused, "cart": cart, "checkout": checkout, "session_id": seen_session_ids[0],
+    }
+
+
+@pytest.mark.usefixtures("key_file")
+def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail_verifies(shop):
+    url = f"{shop}/mcp"
+    run = asyncio.run(shop_as_an_mcp_client(url))
+
+    initialized = run["initialized"]
+    assert initialized.protocol_version == VERSION
+    assert initialized.server_info.name == "Acme Ceramics"
+    assert initialized.capabilities.tools is not None
+    assert {tool.name for tool in run["tools"]} >= {"search", "detail", "cart.add", "cart.view", "checkout"}
+
+    assert [item["id"] for item in run["search"].structured_content["results"]] == ["mug"]
+    assert run["detail"].structured_content["id"] == "mug" and not run["detail"].is_error
+    assert run["added"].structured_content["quantity"] == 2
+    assert run["refused"].is_error
+    assert run["refused"].structured_content["code"] == "unknown_item"
+    assert run["refused"].structured_content["status"] == 404
+    assert run["cart"].structured_content["cart_size"] == 1
+    assert json.loads(run["cart"].content[0].text) == json.loads(json.dumps(run["cart"].structured_content))
+    handoff = run["checkout"].structured_content
+    assert handoff["human_handoff"] is True and handoff["checkout_url"].startswith(f"{shop}/checkout/")
+    assert requests.get(handoff["checkout_url"], timeout=TIMEOUT).status_code == 200  # the human's page
+
+    session = AgentSession.objects.get()
+    assert (session.agent_name, session.agent_version) == (CLIENT["name"], CLIENT["version"])
+    assert session.end_reason == "deleted"  # the client's DELETE ended it
+    audit_url = initialized.meta["agents-protocol/session"]["audit_url"]
+    artifact = requests.get(audit_url, headers={"Authorization": f"Bearer {run['session_id']}"}, timeout=TIMEOUT)
+    assert artifact.status_code == 200, artifact.text
+    trail = artifact.json()["data"]
+    assert [(e["capability"], e["policy_result"]) for e in trail["events"]] == [
+        ("session.create", "allowed"), ("search", "allowed"), ("detail", "allowed"), ("cart.add", "allowed"),
+        ("cart.add", "refused:unknown_item"), ("cart.view", "allowed"), ("checkout", "allowed"),
+        ("session.end", "ended:deleted"),
+    ]
+    assert trail["events"][0]["params"]["agent_name"] == CLIENT["name"]
+    assert {e["path"] for e in trail["events"][:-1]} == {"/mcp"}
+    public_key = requests.get(f"{shop}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
+    assert verify(trail, public_key).ok
+
+
+# 2. The tools come from the configuration
+
+
+def tools_of(url, session_id):
+    answer = post(url, rpc("tools/list"), session_id)
+    assert answer.status_code == 200, answer.text
+    return {tool["name"]: tool for tool in answer.json()["result"]["tools"]}
+
+
+def test_one_tool_per_enabled_capability_with_the_published_schemas_and_annotations(shop):
+    url = f"{shop}/mcp"
+    tools = tools_of(url, open_session(url))
+    agents = requests.get(f"{shop}/.well-known/agents.json", timeout=TIMEOUT).json()
+    pactspec = requests.get(f"{shop}/.well-known/pactspec.json", timeout=TIMEOUT).json()
+
+    assert list(tools) == [c["name"] for c in agents["capabilities"]]
+    for capability, skill in zip(agents["capabilities"], pactspec["skills"]):
+        tool = tools[capability["name"]]
+        assert tool["description"] == capability["description"]
+        assert tool["inputSchema"] == skill["inputSchema"]  # the one capability schema, compiled once
+        assert tool["annotations"]["readOnlyHint"] is (capability["name"] in READ_ONLY)
+        if "outputSchema" in tool:
+            assert tool["outputSchema"] == skill["outputSchema"] and tool["outputSchema"]["type"] == "object"
+    assert {name for name, tool in tools.items() if "outputSchema" in tool} >= {
+        "search", "browse", "detail", "cart.add", "cart.view", "checkout"}
+
+
+def test_a_capability_disabled_in_admin_is_gone_from_the_next_tools_list(shop, admin_client):
+    url = f"{shop}/mcp"
+    session_id = open_session(url)
+    assert "contact" in tools_of(url, session_id)
+    contact = Capability.objects.get(name="contact")
+    form = capability_form(name="contact", endpoint=contact.endpoint, method="POST", requires_session="",
+                           enabled="", position=str(contact.position))
+    form.update(inline_management("params", 0, 0))
+    saved = admin_client.post(f"/admin/agents_protocol/capability/{contact.pk}/change/", form)
+    assert saved.status_code == 302
+
+    assert "contact" not in tools_of(url, session_id)
+    refused = post(url, rpc("tools/call", {"name": "contact", "arguments": {}}), session_id).json()
+    assert refused["error"]["code"] == -32602 and refused["error"]["data"]["code"] == "unknown_tool"
+
+
+def test_every_gunicorn_worker_lists_the_tools_of_the_new_configuration(tmp_path):
+    site = start_site(tmp_path, workers=3)
+    try:
+        url = f"{site.url}/mcp"
+        session_id = open_session(url)
+        assert all("contact" in tools_of(url, session_id) for _ in range(15))
+        config = json.loads(site.manage("agents_config", "export").stdout)
+        next(c for c in config["capabilities"] if c["name"] == "contact")["enabled"] = False
+        imported = site.manage("agents_config", "import", "-", input=json.dumps(config))
+        assert imported.returncode == 0, imported.stderr
+        assert all("contact" not in tools_of(url, session_id) for _ in range(15))
+    finally:
+        site.stop()
+
+
+def test_the_endpoint_is_configurable_and_mcp_can_be_turned_off(shop):
+    mcp = McpConfig.load()
+    mcp.endpoint = "/.well-known/agents/mcp"
+    mcp.save()
+    assert post(f"{shop}/.well-known/agents/mcp", initialize_message()).status_code == 200
+    moved = post(f"{shop}/mcp", initialize_message())
+    assert moved.status_code == 404 and moved.json()["error"]["data"]["code"] == "not_found"
+
+    mcp.enabled = False
+    mcp.save()
+    assert post(f"{shop}/.well-known/agents/mcp", initialize_message()).status_code == 404
+    assert "/mcp" not in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+
+
+# 3. The Streamable HTTP rules
+
+
+def test_notifications_and_responses_are_accepted_with_202_and_no_body(shop):
+    url = f"{shop}/mcp"
+    session_id = open_session(url)
+    for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    {"jsonrpc": "2.0", "id": 7, "result": {}}):
+        answer = post(url, message, session_id)
+        assert (answer.status_code, answer.content) == (202, b""), answer.text
+
+
+def test_get_is_405_as_no_stream_is_offered(shop):
+    url = f"{shop}/mcp"
+    answer = requests.get(url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": open_session(url)},
+                          timeout=TIMEOUT)
+    assert answer.status_code == 405 and "POST" in answer.headers["Allow"]
+    assert answer.json()["error"]["data"]["code"] == "method_not_allowed"
+
+
+def test_a_session_id_is_required_after_initialize_and_must_be_live(shop):
+    url = f"{shop}/mcp"
+    missing = post(url, rpc("tools/list"))
+    assert missing.status_code == 400 and missing.json()["error"]["data"]["code"] == "session_required"
+    unknown = post(url, rpc("tools/list"), "not-a-session")
+    assert unknown.status_code == 404 and unknown.json()["error"]["data"]["code"] == "session_invalid"
+
+    session_id = open_session(url)
+    assert post(url, rpc("ping"), session_id).json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    ended = requests.delete(url, headers={"Mcp-Session-Id": session_id}, timeout=TIMEOUT)
+    assert ended.status_code == 204
+    after = post(url, rpc("ping"), session_id)
+    assert after.status_code == 404 and after.json()["error"]["data"]["code"] == "session_ended"
+    assert requests.delete(url, timeout=TIMEOUT).status_code == 400
+
+
+def test_an_agent_api_session_and_an_mcp_session_are_one_session(shop):
+    """The Mcp-Session-Id is the session token: an MCP session's cart is the agent API's, and back."""
+    url = f"{shop}/mcp"
+    session_id = open_session(url)
+    added = post(url, rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "vase"}}), session_id).json()
+    assert added["result"]["structuredContent"]["quantity"] == 1
+    cart = requests.get(f"{shop}/.well-known/agents/api/cart/view", timeout=TIMEOUT,
+                        headers={"Authorization": f"Bearer {session_id}"}).json()["data"]
+    assert [item["item_id"] for item in cart["items"]] == ["vase"]
+    token = make_agent_session().raw_token
+    viewed = post(url, rpc("tools/call", {"name": "cart.view", "arguments": {}}), token).json()
+    assert viewed["result"]["structuredContent"]["cart_size"] == 0
+
+
+def test_a_foreign_origin_is_403_and_the_sites_own_origin_is_served(shop):
+    url = f"{shop}/mcp"
+    foreign = post(url, initialize_message(), Origin="https://attacker.example")
+    assert foreign.status_code == 403 and foreign.json()["error"]["data"]["code"] == "forbidden_origin"
+    assert post(url, initialize_message(), Origin=shop).status_code == 200
+    assert AgentSession.objects.count() == 1
+
+
+def test_an_unsupported_protocol_version_header_is_400(shop):
+    url = f"{shop}/mcp"
+    answer = post(url, rpc("tools/list"), open_session(url), **{"MCP-Protocol-Version": "1999-01-01"})
+    assert answer.status_code == 400 and answer.json()["error"]["data"]["code"] == "unsupported_protocol_version"
+
+
+def test_initialize_negotiates_a_handshake_revision(shop):
+    url = f"{shop}/mcp"
+    for offered, answered in (("2025-06-18", "2025-06-18"), ("2099-01-01", VERSION), ("2026-07-28", VERSION)):
+        message = initialize_message()
+        message["params"]["protocolVersion"] = offered
+        assert post(url, message).json()["result"]["protocolVersion"] == answered
+
+
+MALFORMED_MESSAGES = {
+    "not-json": (b'{"jsonrpc": "2.0", "id": 1, "method": ', 400, -32700, "invalid_json"),
+    "not-json-rpc": (b'{"hello": "world"}', 400, -32600, "invalid_request"),
+    "batch": (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', 400, -32600, "invalid_request"),
+    "unknown-method": (b'{"jsonrpc": "2.0", "id": 1, "method": "resources/list"}', 200, -32601, "method_not_found"),
+    "discover": (b'{"jsonrpc": "2.0", "id": 1, "method": "server/discover"}', 200, -32601, "method_not_found"),
+    "arguments-not-an-object": (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+                                b'"params": {"name": "search", "arguments": [1]}}', 200, -32602, "invalid_params"),
+    "initialize-without-client-info": (b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", '
+                                       b'"params": {"protocolVersion": "2025-11-25", "capabilities": {}}}',
+                                       200, -32602, "invalid_params"),
+}
+
+
+@pytest.mark.parametrize("body, status, rpc_code, code", MALFORMED_MESSAGES.values(), ids=list(MALFORMED_MESSAGES))
+def test_a_malformed_message_is_a_json_rpc_error_never_a_500(shop, body, status, rpc_code, code):
+    url = f"{shop}/mcp"
+    session_id = open_session(url)
+    answer = requests.post(url, data=body, timeout=TIMEOUT, headers={
+        "Accept": ACCEPT, "Content-Type": "application/json", "Mcp-Session-Id": session_id})
+    assert answer.status_code == status and answer.headers["Content-Type"].startswith("application/json")
+    error = answer.json()["error"]
+    assert (error["code"], error["data"]["code"]) == (rpc_code, code), error
+
+
+def test_an_agent_name_too_long_is_refused_as_invalid_params_and_opens_no_session(shop):
+    answer = post(f"{shop}/mcp", initialize_message(name="x" * 201))
+    assert answer.status_code == 200
+    assert answer.json()["error"]["data"] == {"code": "invalid_params", "status": 400,
+                                              "fields": {"agent_name": "Must be at most 200 characters."}}
+    assert not AgentSession.objects.exists()
+
+
+def test_max_sessions_limits_initialize_with_429_and_retry_after(shop):
+    url = f"{shop}/mcp"
+    for _ in range(5):  # the default max_sessions
+        open_session(url)
+    over = post(url, initialize_message())
+    assert over.status_code == 429 and int(over.headers["Retry-After"]) >= 1
+    assert over.json()["error"]["data"]["code"] == "too_many_sessions"
+
+
+def test_a_tool_refusal_is_an_is_error_result_with_the_envelope_and_changes_nothing(shop):
+    url = f"{shop}/mcp"
+    session_id = open_session(url)
+    answer = post(url, rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "mug", "quantity": "two"}}),
+                  session_id)
+    assert answer.status_code == 200
+    result = answer.json()["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["code"] == "invalid_params" and result["structuredContent"]["status"] == 400
+    assert "quantity" in result["structuredContent"]["fields"]
+    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+    assert not CartLine.objects.exists()
+
+
+# 4. The MCP Inspector's command-line mode, against gunicorn
+
+
+@pytest.fixture(scope="module")
+def inspector(tmp_path_factory):
+    """The Inspector, installed from the committed lockfile (npm ci) into a scratch folder."""
+    folder = tmp_path_factory.mktemp("mcp-inspector")
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy(INSPECTOR_PROJECT / name, folder / name)
+    installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=folder,
+                               capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr
+    return folder / "node_modules" / ".bin" / "mcp-inspector"
+
+
+def run_inspector(cli, home, *args):
+    env = {**os.environ, "NO_COLOR": "1", "HOME": str(home), "MCP_CATALOG_PATH": str(Path(home) / "mcp.json")}
+    done = subprocess.run([str(cli), "--cli", *args], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_mcp_inspector_cli_lists_the_tools_and_calls_one_on_gunicorn(inspector, tmp_path):
+    site = start_site(tmp_path / "site", workers=2)
+    try:
+        demo = site.manage("load_demo_catalog")
+        assert demo.returncode == 0, demo.stderr
+        url = f"{site.url}/mcp"
+        listed = run_inspector(inspector, tmp_path, url, "--transport", "http", "--method", "tools/list")
+        assert {tool["name"] for tool in listed["tools"]} >= {"search", "detail", "cart.add", "checkout"}
+
+        called = run_inspector(inspector, tmp_path, url, "--transport", "http", "--method", "tools/call",
+                               "--tool-name", "search", "--tool-arg", "q=mug", "--tool-arg", "limit=2")
+        assert called.get("isError") is not True, called
+        results = called["structuredContent"]["results"]
+        assert 1 <= len(results) <= 2 and all("mug" in item["name"].lower() for item in results)
+    finally:
+        site.stop()
