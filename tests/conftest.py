@@ -5,6 +5,7 @@ import pytest
 from django.core.cache import cache
 
 from acme.embedded.cache_dir import SHARED_MEMORY, default_cache_dir
+from agents_protocol.activity.recorder import calls
 from agents_protocol.testing import install_default_config, reset_config_cache
 
 
@@ -44,6 +45,15 @@ def agents_config(request):
         install_default_config()
     yield
     reset_config_cache()
+
+
+@pytest.fixture(autouse=True)
+def no_calls_of_other_tests():
+    """The activity page's calls wait in a per-process buffer (agents_protocol/activity/recorder.py):
+    a test neither inherits another's nor leaves its own to be written into the next test's database."""
+    calls.take()
+    yield
+    calls.take()
 
 
 @pytest.fixture(autouse=True)

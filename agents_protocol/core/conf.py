@@ -20,6 +20,17 @@ TRUSTED_PROXY_COUNT how many reverse proxies in front of the site append to X-Fo
                     0 (default) ignores the header: the client address is REMOTE_ADDR, which a
                     client cannot forge. With n, it is the n-th entry from the right.
 
+The agent activity page (activity/): every call of the pipeline is one row of AgentCall,
+kept in each worker process and written in batches, so recording costs a call next to nothing.
+
+ACTIVITY_BUFFER_SIZE     calls a worker keeps before writing them in one INSERT (500); 1 writes
+                         every call at once (the tests); 0 records nothing.
+ACTIVITY_FLUSH_SECONDS   a worker also writes its kept calls at its first call once the oldest is
+                         this old (10), and when it exits: the page is at most this late, plus
+                         the time until the worker's next call.
+ACTIVITY_RETENTION_DAYS  calls older than this many days are deleted, by a worker writing its
+                         calls, at most once an hour (30).
+
 The steps of the agent pipeline, as Django REST framework's DEFAULT_* settings name them, so
 a shop swaps one (a subclass of ours, usually) without touching the others. Every transport
 (agent API, A2A, PactSpec) runs them (http/pipeline.py):
@@ -46,6 +57,9 @@ DEFAULTS = {
     "SIGNING_KEY_FILE": None,
     "AUDIT_RETENTION_DAYS": 30,
     "TRUSTED_PROXY_COUNT": 0,
+    "ACTIVITY_BUFFER_SIZE": 500,
+    "ACTIVITY_FLUSH_SECONDS": 10,
+    "ACTIVITY_RETENTION_DAYS": 30,
     "AUTHENTICATION_CLASSES": ["agents_protocol.http.authentication.AgentSessionAuthentication"],
     "PERMISSION_CLASSES": ["agents_protocol.http.permissions.SessionWhenRequired"],
     "THROTTLE_CLASSES": ["agents_protocol.http.throttling.AgentRateThrottle"],

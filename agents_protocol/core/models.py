@@ -313,6 +313,8 @@ class AgentSession(models.Model):
 
     public_id = models.CharField(max_length=40, unique=True)
     token_hash = models.CharField(max_length=64, unique=True)
+    # The secret of the session's inspect_url (inspector/), another than the token, kept as its SHA-256.
+    inspect_hash = models.CharField(max_length=64, blank=True, db_index=True)
     client_address = models.GenericIPAddressField(unpack_ipv4=True)
     agent_name = models.CharField(max_length=200, blank=True)
     agent_version = models.CharField(max_length=100, blank=True)
@@ -332,6 +334,29 @@ class AgentSession(models.Model):
 
     def __str__(self):
         return self.public_id
+
+
+class CheckoutHandoff(models.Model):
+    """A checkout handed to a human before the shop has an order (core/handoffs.py).
+
+    The provider's checkout returned the shop's `reference` (a basket, a draft) instead of an
+    order number; the agent holds `order_id` from then on, and the shop names the order the
+    handoff became with resolve_handoff(), after which order.status answers from that order.
+    """
+
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="handoffs")
+    order_id = models.CharField(max_length=40, unique=True, help_text="What the agent was given: ord_…")
+    reference = models.CharField(max_length=200, db_index=True, help_text="The shop's reference of the handoff.")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    order_number = models.CharField(max_length=200, blank=True, help_text="The shop's order, once resolved.")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.order_id
 
 
 class AuditEvent(models.Model):
@@ -354,6 +379,9 @@ class AuditEvent(models.Model):
     policy_result = models.CharField(max_length=100)
     prev_hash = models.CharField(max_length=64, blank=True)
     event_hash = models.CharField(max_length=64)
+    # What a refused call was told (the envelope's `error`), for the session inspector: not part of
+    # the hashed event, so not in the artifact.
+    hint = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["session", "seq"]
@@ -408,3 +436,42 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self):
         return self.key_hash[:12]
+
+
+class AgentCall(models.Model):
+    """One call of the agent pipeline, any transport, refused ones included: what the agent
+    activity page counts (activity/report.py). Written in batches (activity/recorder.py).
+
+    No parameters, token, address or answer: a call is its capability, its session and agent,
+    its outcome and its duration. `session_pk` is not a foreign key: rows outlive sessions, and a
+    sessionless call (search needs none) has none. `day` is the call's date in TIME_ZONE and
+    `latency_bucket` its duration on a log scale (activity/histogram.py), so the page groups by
+    plain columns; each index covers the queries of one part of the page.
+    """
+
+    id = RowIdField(primary_key=True)
+    at = models.DateTimeField()
+    day = models.DateField()
+    capability = models.CharField(max_length=100, help_text="Empty when the call named no capability (404).")
+    session_pk = models.BigIntegerField(null=True)
+    agent_name = models.CharField(max_length=200)
+    agent_version = models.CharField(max_length=100)
+    status = models.PositiveSmallIntegerField()
+    code = models.CharField(max_length=50, help_text="The refusal's code; empty when the call succeeded.")
+    duration_us = models.PositiveIntegerField()
+    latency_bucket = models.PositiveSmallIntegerField()
+
+    class Meta:
+        verbose_name = "agent call"
+        verbose_name_plural = "agent activity"
+        default_permissions = ()
+        permissions = [("view_agent_activity", "Can view the agent activity page")]
+        indexes = [
+            models.Index(fields=["day", "capability", "latency_bucket", "code"], name="agentcall_day_capability"),
+            models.Index(fields=["day", "agent_name", "agent_version", "code", "capability", "latency_bucket"],
+                         name="agentcall_day_agent"),
+            models.Index(fields=["capability", "day", "code", "agent_name", "session_pk"], name="agentcall_funnel"),
+        ]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.capability or '-'} {self.status}"

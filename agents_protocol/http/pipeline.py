@@ -14,12 +14,14 @@ AGENTS_PROTOCOL settings (core/conf.py):
     finalize     the renderer writes the answer (data JSON cannot carry is a 500)
                  → the call's audit event, refusals included → the answer kept for replays
                  → X-RateLimit-*, X-Request-ID, Cache-Control: no-store, CORS
+                 → the call, its outcome and duration, for the activity page (activity/)
 
 A call refused before it was counted (404, 405, 413, 401 …) is counted against the client
 address, so refusals buy no free budget. A transport is a subclass: it says how it finds the
 call (`resolve`) and writes its answers; everything else is here, once.
 """
 import logging
+import time
 import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,6 +29,7 @@ from functools import cached_property
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agents_protocol.activity import recorder
 from agents_protocol.audit.chain import PendingEvent, record_event
 from agents_protocol.core.conf import pipeline_steps
 from agents_protocol.core.config import current_config
@@ -84,6 +87,8 @@ class AgentView(APIView):
         return request_origin(self.request)
 
     def dispatch(self, request, *args, **kwargs):
+        self.started_ns = time.perf_counter_ns()
+        self.agent_session = None
         if request.method == "OPTIONS":  # the CORS preflight: nothing to authenticate or count
             return preflight_response(self.preflight_methods(request))
         return super().dispatch(request, *args, **kwargs)
@@ -101,6 +106,7 @@ class AgentView(APIView):
         self.resolve(request, *args, **kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
         self.perform_authentication(request)
+        self.agent_session = request.auth
         self.check_permissions(request)
         self.check_throttles(request)
 
@@ -187,7 +193,9 @@ class AgentView(APIView):
             response[name] = value
         response["X-Request-ID"] = self.request_id
         response["Cache-Control"] = "no-store"
-        return allow_any_origin(response)
+        response = allow_any_origin(response)
+        self.record_activity(response)
+        return response
 
     def rendered(self, response):
         """`response` written by the renderer; data JSON cannot carry becomes the 500 answer."""
@@ -229,6 +237,16 @@ class AgentView(APIView):
         except Exception:
             # The call has already happened; losing its record is logged, never hidden behind a 500.
             logger.exception("Could not record the audit event (request id %s)", self.request_id)
+
+    def call_name(self):
+        """The name the activity page counts this call under: its capability's, or empty."""
+        return self.capability.name if self.capability is not None else ""
+
+    def record_activity(self, response):
+        status, code = self.outcome(response)
+        session = self.agent_session or (self.audited_call.session if self.audited_call else None)
+        duration_us = (time.perf_counter_ns() - self.started_ns) // 1000
+        recorder.calls.add(self.call_name(), session, status, code, duration_us)
 
     def keep_for_replay(self, response):
         """Store this answer under the Idempotency-Key it claimed (or release the key)."""

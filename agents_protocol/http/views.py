@@ -54,6 +54,10 @@ class AgentApiView(AgentView):
 
     get = post = put = patch = delete = serve
 
+    def call_name(self):
+        match = getattr(self, "match", None)  # None when no route matched (404, 405)
+        return match.route.name if match is not None else ""
+
     def preflight_methods(self, request):
         config = current_config()
         methods = {route.method for route in routing.route_table(config) if route.pattern.fullmatch(request.path)}
