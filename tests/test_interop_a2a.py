@@ -44,7 +44,8 @@ def test_card_parses_with_a2a_sdk_and_has_every_required_field(card):
 
 def test_card_declares_the_jsonrpc_interface_skills_and_session_scheme(card, live_server):
     assert card["supportedInterfaces"] == [
-        {"url": f"{live_server.url}{RPC}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+        {"url": f"{live_server.url}{RPC}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": f"{live_server.url}/mcp", "protocolBinding": "MCP", "protocolVersion": "2025-11-25"}]
     assert card["name"] == "Acme Ceramics" and card["provider"] == {"organization": "Acme Ceramics",
                                                                    "url": live_server.url}
     assert card["documentationUrl"] == f"{live_server.url}/llms.txt"

@@ -88,8 +88,9 @@ def test_llms_txt_parses_with_llms_txt_and_has_seed_001_shape(live_server):
         "agents.json": f"{live_server.url}/.well-known/agents.json",
         "OpenAPI": f"{live_server.url}/.well-known/agents/openapi.json",
     }
-    optional = [link["url"] for link in parsed.sections["Optional"]]
-    for url in [*docs.values(), *optional]:
+    optional = {link["title"]: link["url"] for link in parsed.sections["Optional"]}
+    assert optional.pop("MCP server") == f"{live_server.url}/mcp"  # POST only: tests/test_interop_mcp.py
+    for url in [*docs.values(), *optional.values()]:
         assert requests.get(url, timeout=10).status_code == 200, url
 
 

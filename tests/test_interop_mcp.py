@@ -206,6 +206,12 @@ def test_every_gunicorn_worker_lists_the_tools_of_the_new_configuration(tmp_path
         site.stop()
 
 
+def test_llms_txt_and_the_a2a_card_link_the_mcp_server(shop):
+    assert f"[MCP server]({shop}/mcp)" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    card = requests.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
+    assert {"url": f"{shop}/mcp", "protocolBinding": "MCP", "protocolVersion": VERSION} in card["supportedInterfaces"]
+
+
 def test_the_endpoint_is_configurable_and_mcp_can_be_turned_off(shop):
     mcp = McpConfig.load()
     mcp.endpoint = "/.well-known/agents/mcp"
@@ -214,10 +220,14 @@ def test_the_endpoint_is_configurable_and_mcp_can_be_turned_off(shop):
     moved = post(f"{shop}/mcp", initialize_message())
     assert moved.status_code == 404 and moved.json()["error"]["data"]["code"] == "not_found"
 
+    assert f"[MCP server]({shop}/.well-known/agents/mcp)" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+
     mcp.enabled = False
     mcp.save()
     assert post(f"{shop}/.well-known/agents/mcp", initialize_message()).status_code == 404
-    assert "/mcp" not in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    assert "MCP" not in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    card = requests.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
+    assert [i["protocolBinding"] for i in card["supportedInterfaces"]] == ["JSONRPC"]
 
 
 # 3. The Streamable HTTP rules
@@ -276,6 +286,12 @@ def test_a_foreign_origin_is_403_and_the_sites_own_origin_is_served(shop):
     assert foreign.status_code == 403 and foreign.json()["error"]["data"]["code"] == "forbidden_origin"
     assert post(url, initialize_message(), Origin=shop).status_code == 200
     assert AgentSession.objects.count() == 1
+
+
+def test_a_post_that_does_not_accept_json_is_406(shop):
+    answer = post(f"{shop}/mcp", initialize_message(), Accept="text/html")
+    assert answer.status_code == 406 and answer.json()["error"]["data"]["code"] == "not_acceptable"
+    assert not AgentSession.objects.exists()
 
 
 def test_an_unsupported_protocol_version_header_is_400(shop):

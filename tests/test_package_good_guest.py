@@ -1,6 +1,7 @@
 """A good guest: the shop's own pages, admin and static files run no query of agents_protocol.
 
-Only the agent paths (all under /.well-known/) and the documents read the agent configuration.
+Only the agent paths (all under /.well-known/, and the MCP server's /mcp) and the documents read the
+agent configuration.
 """
 import pytest
 from django.db import connection
@@ -20,7 +21,7 @@ def app_queries(client, path):
 
 
 @pytest.mark.parametrize("path", ["/", "/products/mug/", "/static/no-such-file.css", "/no-such-page/",
-                                  "/admin/login/", "/.well-known-not/agents.json"])
+                                  "/admin/login/", "/.well-known-not/agents.json", "/mcp/", "/mcpx"])
 def test_the_shops_pages_run_no_query_of_the_app(client, path):
     make_product(public_id="mug", slug="mug")
     queries, _ = app_queries(client, path)
@@ -35,7 +36,7 @@ def test_the_admin_index_and_the_shops_own_admin_pages_run_no_query_of_the_app(a
 
 
 @pytest.mark.parametrize("path", ["/.well-known/agents.json", "/.well-known/agents/api/search?q=mug",
-                                  "/.well-known/agents/api/teleport"])
+                                  "/.well-known/agents/api/teleport", "/mcp"])
 def test_agent_paths_do_read_the_configuration(client, path):
     """The counter can see the app's queries: the agent paths read the configuration's revision."""
     queries, _ = app_queries(client, path)

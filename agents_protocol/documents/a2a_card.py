@@ -17,7 +17,9 @@ from agents_protocol.documents.interop import (
     A2A_RPC_PATH,
     JSON_MEDIA_TYPE,
     LLMS_TXT_PATH,
+    MCP_PROTOCOL_VERSION,
     document_version,
+    mcp_url,
     site_base,
     skill_description,
     skill_tags,
@@ -37,9 +39,7 @@ def build_agent_card(config, origin, examples):
     return {
         "name": config.site.name,
         "description": _description(config),
-        "supportedInterfaces": [
-            {"url": f"{base}{A2A_RPC_PATH}", "protocolBinding": "JSONRPC", "protocolVersion": PROTOCOL_VERSION}
-        ],
+        "supportedInterfaces": _interfaces(config, origin, base),
         "provider": {"organization": config.site.name, "url": base},
         "version": document_version(config),
         "documentationUrl": _documentation(config, base),
@@ -56,6 +56,16 @@ def build_agent_card(config, origin, examples):
         "defaultOutputModes": MODES,
         "skills": [_a2a_skill(c, examples.get(c.name)) for c in config.enabled_capabilities],
     }
+
+
+def _interfaces(config, origin, base):
+    """A2A's JSON-RPC binding first; then, when it is on, the MCP server, whose tools are these skills
+    (protocolBinding is an open string in A2A; clients skip a binding they do not speak)."""
+    interfaces = [{"url": f"{base}{A2A_RPC_PATH}", "protocolBinding": "JSONRPC", "protocolVersion": PROTOCOL_VERSION}]
+    mcp = mcp_url(config, origin)
+    if mcp:
+        interfaces.append({"url": mcp, "protocolBinding": "MCP", "protocolVersion": MCP_PROTOCOL_VERSION})
+    return interfaces
 
 
 def build_registry_card(config, origin, examples):

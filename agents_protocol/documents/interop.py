@@ -3,6 +3,7 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 AGENTS_TXT_PATH = "/.well-known/agents.txt"
 AGENTS_JSON_PATH = "/.well-known/agents.json"
@@ -15,6 +16,8 @@ A2A_RPC_PATH = "/.well-known/agents/a2a"
 PACTSPEC_INVOKE_PATH = "/.well-known/agents/pactspec"
 
 JSON_MEDIA_TYPE = "application/json"
+# The MCP revision transports/mcp.py serves: the newest with sessions (initialize and Mcp-Session-Id).
+MCP_PROTOCOL_VERSION = LATEST_HANDSHAKE_VERSION
 
 
 def site_base(config, origin):
@@ -57,3 +60,8 @@ def is_email(value):
     except ValidationError:
         return False
     return True
+
+
+def mcp_url(config, origin):
+    """Where the MCP server answers, or None when it is turned off."""
+    return f"{site_base(config, origin)}{config.mcp.endpoint}" if config.mcp.enabled else None

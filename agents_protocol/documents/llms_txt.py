@@ -14,7 +14,9 @@ from agents_protocol.documents.interop import (
     AGENTS_JSON_PATH,
     AGENTS_TXT_PATH,
     OPENAPI_PATH,
+    MCP_PROTOCOL_VERSION,
     PACTSPEC_PATH,
+    mcp_url,
     site_base,
 )
 
@@ -174,4 +176,8 @@ def _links(config, base):
         f"- [PactSpec]({base}{PACTSPEC_PATH}): the capabilities as PactSpec v1 skills",
         f"- [A2A Agent Card]({base}{AGENT_CARD_PATH}): the capabilities as A2A skills over JSON-RPC",
     ]
+    mcp = mcp_url(config, base)
+    if mcp:
+        optional.append(f"- [MCP server]({mcp}): the capabilities as Model Context Protocol tools (Streamable "
+                        f"HTTP, protocol {MCP_PROTOCOL_VERSION}; the session is the Mcp-Session-Id from initialize)")
     return "## Docs\n\n" + "\n".join(docs) + "\n\n## Optional\n\n" + "\n".join(optional)
