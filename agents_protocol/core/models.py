@@ -313,8 +313,6 @@ class AgentSession(models.Model):
 
     public_id = models.CharField(max_length=40, unique=True)
     token_hash = models.CharField(max_length=64, unique=True)
-    # The secret of the session's inspect_url (inspector/), another than the token, kept as its SHA-256.
-    inspect_hash = models.CharField(max_length=64, blank=True, db_index=True)
     client_address = models.GenericIPAddressField(unpack_ipv4=True)
     agent_name = models.CharField(max_length=200, blank=True)
     agent_version = models.CharField(max_length=100, blank=True)
@@ -334,29 +332,6 @@ class AgentSession(models.Model):
 
     def __str__(self):
         return self.public_id
-
-
-class CheckoutHandoff(models.Model):
-    """A checkout handed to a human before the shop has an order (core/handoffs.py).
-
-    The provider's checkout returned the shop's `reference` (a basket, a draft) instead of an
-    order number; the agent holds `order_id` from then on, and the shop names the order the
-    handoff became with resolve_handoff(), after which order.status answers from that order.
-    """
-
-    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="handoffs")
-    order_id = models.CharField(max_length=40, unique=True, help_text="What the agent was given: ord_…")
-    reference = models.CharField(max_length=200, db_index=True, help_text="The shop's reference of the handoff.")
-    created_at = models.DateTimeField()
-    expires_at = models.DateTimeField(null=True, blank=True)
-    order_number = models.CharField(max_length=200, blank=True, help_text="The shop's order, once resolved.")
-    resolved_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self):
-        return self.order_id
 
 
 class AuditEvent(models.Model):
@@ -379,9 +354,6 @@ class AuditEvent(models.Model):
     policy_result = models.CharField(max_length=100)
     prev_hash = models.CharField(max_length=64, blank=True)
     event_hash = models.CharField(max_length=64)
-    # What a refused call was told (the envelope's `error`), for the session inspector: not part of
-    # the hashed event, so not in the artifact.
-    hint = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["session", "seq"]
