@@ -11,6 +11,9 @@ Each handler calls one method of the provider (core/provider.py's ShopProvider),
 first and every other argument by keyword; the handler's `provider_method` names it, so
 system check W002 can name an enabled capability whose method the provider lacks.
 """
+from dataclasses import replace
+
+from agents_protocol.core import handoffs
 from agents_protocol.core.capabilities import register
 from agents_protocol.core.errors import bad_request, not_found, not_implemented
 from agents_protocol.core.formats import iso_utc
@@ -107,14 +110,34 @@ def checkout(call):
         "checkout_url": handoff.checkout_url,
         "human_handoff": True,
         "expires_at": iso_utc(handoff.expires_at),
-        "order_id": handoff.order_id,
+        "order_id": handoffs.agent_order_id(call.context.session, handoff),
         "message": HANDOFF_MESSAGE,
     }
 
 
 @calls_provider("order.status", "order_status")
 def order_status(call):
-    return ask_provider(call, "order_status", order_id=call.params.get("order_id") or None)
+    """The provider's answer, or for a checkout handed off by reference (core/handoffs.py) the
+    answer of the order the shop said it became, under the agent's order_id."""
+    order_id = call.params.get("order_id") or None
+    session = call.context.session
+    if order_id is None:
+        handed_off = handoffs.session_handoffs(session)
+        if handed_off:
+            return {"orders": [handoff_status(call, handoff) for handoff in handed_off]}
+        return ask_provider(call, "order_status", order_id=None)
+    handoff = handoffs.session_handoff(session, order_id)
+    if handoff is None:
+        return ask_provider(call, "order_status", order_id=order_id)
+    return handoff_status(call, handoff)
+
+
+def handoff_status(call, handoff):
+    if handoff.resolved_at is None:
+        return handoffs.unresolved_status(handoff)
+    about_handoff = replace(call, context=replace(call.context, resolved_handoff=handoff))
+    order = ask_provider(about_handoff, "order_status", order_id=handoff.order_number)
+    return {**order, "order_id": handoff.order_id, "order_number": handoff.order_number}
 
 
 @calls_provider("contact", "contact")

@@ -334,6 +334,29 @@ class AgentSession(models.Model):
         return self.public_id
 
 
+class CheckoutHandoff(models.Model):
+    """A checkout handed to a human before the shop has an order (core/handoffs.py).
+
+    The provider's checkout returned the shop's `reference` (a basket, a draft) instead of an
+    order number; the agent holds `order_id` from then on, and the shop names the order the
+    handoff became with resolve_handoff(), after which order.status answers from that order.
+    """
+
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="handoffs")
+    order_id = models.CharField(max_length=40, unique=True, help_text="What the agent was given: ord_…")
+    reference = models.CharField(max_length=200, db_index=True, help_text="The shop's reference of the handoff.")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    order_number = models.CharField(max_length=200, blank=True, help_text="The shop's order, once resolved.")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.order_id
+
+
 class AuditEvent(models.Model):
     """One step of a session's hash chain (see audit/hashing.py for the fields' meaning).
 

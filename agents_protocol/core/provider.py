@@ -18,11 +18,15 @@ from agents_protocol.core.errors import not_implemented
 
 @dataclass(frozen=True)
 class CallContext:
-    """Who is calling (`session` is an AgentSession, or None) and the origin they called."""
+    """Who is calling (`session` is an AgentSession, or None), the origin they called, and for
+    order.status of a handed-off checkout the handoff it is about."""
 
     session: Any
     origin: str
     append_audit_event: Callable[[], Any] | None = None
+    # order.status of a checkout handed off by reference: the session's CheckoutHandoff whose order
+    # the app asks about (core/handoffs.py). None when the order_id is the agent's own words.
+    resolved_handoff: Any = None
 
     def absolute_url(self, path):
         return f"{self.origin}{path}"
@@ -48,11 +52,19 @@ class ItemPage:
 
 @dataclass(frozen=True)
 class Handoff:
-    """What a checkout returns: where the human goes (absolute URL) and until when."""
+    """What a checkout returns: where the human goes (absolute URL), until when, and either the
+    shop's `order_id` or, when the shop creates the order only once the human pays, its own
+    `reference` of the handoff (core/handoffs.py: the agent gets an order_id of the app, and the
+    shop later calls resolve_handoff(reference, order_number))."""
 
     checkout_url: str
     expires_at: Any
-    order_id: str
+    order_id: str | None = None
+    reference: str | None = None
+
+    def __post_init__(self):
+        if (self.order_id is None) == (self.reference is None):
+            raise ValueError("A Handoff carries either the shop's order_id or its handoff reference.")
 
 
 class ShopProvider:
