@@ -153,3 +153,9 @@ def session_orders(agent_session):
 def find_session_order(agent_session, number):
     """The session's order with this number, or None (another session's order is None too)."""
     return Order.objects.filter(agent_session=agent_session, number=number).first()
+
+
+def sessions_with_confirmed_orders(session_pks):
+    """The agent sessions among `session_pks` with a confirmed order: the human paid (one query)."""
+    orders = Order.objects.filter(agent_session_id__in=session_pks, status=Order.Status.CONFIRMED)
+    return set(orders.values_list("agent_session_id", flat=True))

@@ -13,7 +13,7 @@ from typing import Any
 from django.utils.module_loading import import_string
 
 from agents_protocol.core.conf import get_setting
-from agents_protocol.core.errors import not_implemented
+from agents_protocol.core.errors import CapabilityError, not_implemented
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,20 @@ class ShopProvider:
 
     def contact(self, context: CallContext, *, name: str, email: str, message: str) -> dict:
         raise not_implemented("contact")
+
+    def paid_sessions(self, sessions) -> set:
+        """The pks of `sessions` (AgentSessions that checked out) with an order the human paid:
+        the last step of the agent activity page's funnel. Here order_status of each session,
+        an order whose status is "confirmed" being paid; a shop overrides it with one query."""
+        paid = set()
+        for session in sessions:
+            try:
+                orders = self.order_status(CallContext(session, origin=""), order_id=None).get("orders", [])
+            except CapabilityError:
+                continue
+            if any(order.get("status") == "confirmed" for order in orders):
+                paid.add(session.pk)
+        return paid
 
 
 def base_methods():
