@@ -1,18 +1,21 @@
-"""One pipeline, three transports: the agent API, A2A JSON-RPC and PactSpec invocation behave alike.
+"""One pipeline, four transports: the agent API, A2A JSON-RPC, PactSpec invocation and MCP behave alike.
 
-Every capability is reachable three ways: its agent API endpoint, `SendMessage` on the A2A
-JSON-RPC endpoint, and PactSpec invocation (per skill, `POST <endpoint.url>/<skill id>`, and
-through the dispatcher, `POST <endpoint.url>` with `{"skill", "input"}`). Whatever the way in,
+Every capability is reachable four ways: its agent API endpoint, `SendMessage` on the A2A
+JSON-RPC endpoint, PactSpec invocation (per skill, `POST <endpoint.url>/<skill id>`, and
+through the dispatcher, `POST <endpoint.url>` with `{"skill", "input"}`), and `tools/call` on the
+MCP server (the session token as its Mcp-Session-Id). Whatever the way in,
 the same steps run: body guards, authentication, rate limits, parameter validation,
 Idempotency-Key, the audit event, and nothing stored changes when a call is refused.
 
 Each property is written once and parametrized over the transports (`transport` fixture:
-api, a2a, pactspec, pactspec-dispatch). The adapters (tests/transports.py) call over real HTTP
+api, a2a, pactspec, pactspec-dispatch, mcp). The adapters (tests/transports.py) call over real HTTP
 (live_server) and read each wire format into one `Outcome`, checking the format as they read:
 the agent API's envelope, PactSpec's data or the agent API's error envelope, A2A's JSON-RPC
-result or error with its google.rpc ErrorInfo (HTTP 401 and 429 for those refusals, else 200).
+result or error with its google.rpc ErrorInfo (HTTP 401 and 429 for those refusals, else 200),
+MCP's tool result (isError with the envelope) or JSON-RPC error (a session refused: HTTP 400
+without one, 404 for one not live, as Streamable HTTP says).
 
-No answer here may be a 5xx, an HTML page, or A2A's -32603 (internal error): none of these
+No answer here may be a 5xx, an HTML page, or JSON-RPC's -32603 (internal error): none of these
 calls gives the server a reason to fail.
 """
 import time
@@ -128,7 +131,8 @@ def test_without_a_token_a_session_capability_is_401_session_required(transport,
     before = stored_state()
     outcome = transport.call("cart.add", {"item_id": "mug"})
     refused(outcome, 401, "session_required")
-    assert outcome.http_status == 401 and outcome.headers.get("WWW-Authenticate")
+    assert outcome.http_status == transport.session_refusal_status("session_required")
+    assert outcome.headers.get("WWW-Authenticate")
     assert stored_state() == before
 
 
@@ -142,7 +146,8 @@ def test_each_token_header_is_read_garbage_is_session_invalid_and_ended_is_sessi
     for token, code in (("garbage-not-a-session-token", "session_invalid"), (ended.raw_token, "session_ended")):
         outcome = transport.call("cart.add", {"item_id": "mug"}, token=token, header=header)
         refused(outcome, 401, code)
-        assert outcome.http_status == 401 and outcome.headers.get("WWW-Authenticate")
+        assert outcome.http_status == transport.session_refusal_status(code)
+        assert outcome.headers.get("WWW-Authenticate")
     assert stored_state() == before
 
     accepted = transport.call("cart.add", {"item_id": "mug"}, token=make_agent_session().raw_token, header=header)
@@ -189,7 +194,8 @@ def test_past_the_limit_a_session_gets_429_rate_limited_and_others_keep_their_bu
     assert int(over.headers["Retry-After"]) >= 1 and over.headers["X-RateLimit-Remaining"] == "0"
     # Retry-After in seconds; X-RateLimit-Reset the Unix time they lead to on the (frozen) clock.
     assert int(over.headers["X-RateLimit-Reset"]) == FROZEN_NOW + int(over.headers["Retry-After"])
-    assert transport.call("search", {"q": "mug"}).ok
+    if transport.sessionless:  # MCP calls are all made in a session
+        assert transport.call("search", {"q": "mug"}).ok
     assert transport.call("cart.view", token=make_agent_session().raw_token).ok
 
 
@@ -292,9 +298,9 @@ def test_a_sessions_calls_through_one_transport_are_in_its_sealed_trail(transpor
 
 @pytest.mark.usefixtures("key_file")
 def test_one_sessions_calls_through_all_transports_are_one_sealed_trail_in_call_order(shop, live_server):
-    """Calls of one session through the agent API, A2A and PactSpec (both forms), allowed and refused,
-    are one chain in call order, and the sealed artifact verifies with the published key."""
-    api, a2a, pactspec, dispatch = (TRANSPORTS[name](live_server.url) for name in TRANSPORTS)
+    """Calls of one session through the agent API, A2A, PactSpec (both forms) and MCP, allowed and
+    refused, are one chain in call order, and the sealed artifact verifies with the published key."""
+    api, a2a, pactspec, dispatch, mcp = (TRANSPORTS[name](live_server.url) for name in TRANSPORTS)
     token, _ = start_session(live_server.url)
     assert api.call("cart.add", {"item_id": "mug"}, token=token).ok
     refused(a2a.call("cart.add", {"item_id": "nope"}, token=token), 404, "unknown_item")
@@ -303,14 +309,17 @@ def test_one_sessions_calls_through_all_transports_are_one_sealed_trail_in_call_
     assert a2a.call("cart.view", token=token).ok
     refused(api.call("cart.add", {"item_id": "mug", "quantity": "two"}, token=token), 400, "invalid_params")
     assert dispatch.call("cart.view", token=token).ok
+    refused(mcp.call("cart.add", {"item_id": "nope"}, token=token), 404, "unknown_item")
+    assert mcp.call("cart.view", token=token).ok
 
     artifact, key = sealed_trail(live_server.url, token)
     assert trail(artifact) == [
         ("session.create", "allowed"), ("cart.add", "allowed"), ("cart.add", "refused:unknown_item"),
         ("cart.add", "allowed"), ("cart.add", "refused:invalid_params"), ("cart.view", "allowed"),
-        ("cart.add", "refused:invalid_params"), ("cart.view", "allowed"), ("session.end", "ended:deleted"),
+        ("cart.add", "refused:invalid_params"), ("cart.view", "allowed"), ("cart.add", "refused:unknown_item"),
+        ("cart.view", "allowed"), ("session.end", "ended:deleted"),
     ]
-    assert [e["seq"] for e in artifact["events"]] == list(range(1, 10))
+    assert [e["seq"] for e in artifact["events"]] == list(range(1, 12))
     assert verify(artifact, key).ok
 
 

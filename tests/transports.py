@@ -1,10 +1,10 @@
 """One adapter per transport, so a test is written once and parametrized over the transports.
 
-Every capability is reachable three ways: its agent API endpoint, `SendMessage` on the A2A
-JSON-RPC endpoint, and PactSpec invocation (per skill, `POST <endpoint.url>/<skill id>`, and
-through the dispatcher, `POST <endpoint.url>` with `{"skill", "input"}`). An adapter calls a
-capability one way and reads the wire format into one `Outcome`, checking the format as it
-reads:
+Every capability is reachable four ways: its agent API endpoint, `SendMessage` on the A2A
+JSON-RPC endpoint, PactSpec invocation (per skill, `POST <endpoint.url>/<skill id>`, and
+through the dispatcher, `POST <endpoint.url>` with `{"skill", "input"}`), and `tools/call` on
+the MCP server. An adapter calls a capability one way and reads the wire format into one
+`Outcome`, checking the format as it reads:
 
 - agent API: `{"ok": true, "data"}` / `{"ok": false, "error", "code", "fields"?}` with the
   refusal's HTTP status;
@@ -13,9 +13,15 @@ reads:
 - A2A: a JSON-RPC result `{"message": {"role": "ROLE_AGENT", "parts": [{"data": …}]}}`, or a
   JSON-RPC error whose `data[0]` is a google.rpc ErrorInfo (reason = the code in capitals,
   metadata `{"code", "status"}`) and, for parameters, a google.rpc BadRequest; HTTP 401 and
-  429 for those refusals, else 200.
+  429 for those refusals, else 200;
+- MCP: a JSON-RPC result, the CallToolResult: `structuredContent` is the data, or with `isError`
+  the envelope plus its `status` (HTTP 200); or a JSON-RPC error whose `data` is `{"code", "status",
+  "fields"?}`: the session's refusals at the transport's HTTP statuses (400 without a session, 404
+  for one not live), 405, 413, 415, 429 and 503 at their own, a malformed message at 400, other
+  message errors at 200. The session token travels as the Mcp-Session-Id, whichever header the
+  test names; MCP has no sessionless calls.
 
-Whatever the transport, an answer is never a 5xx, an HTML page, or A2A's -32603 (internal error).
+Whatever the transport, an answer is never a 5xx, an HTML page, or JSON-RPC's -32603 (internal error).
 
 An adapter calls over real HTTP (`TRANSPORTS[name](live_server.url)`) or in process through
 Django's test client (`TRANSPORTS[name](client)`: no sockets, for the many calls of the
@@ -105,6 +111,7 @@ def read_documents(wire):
         skill_ids={c["name"]: s["id"] for c, s in zip(agents["capabilities"], pactspec["skills"])},
         pactspec_url=pactspec["endpoint"]["url"],
         a2a_url=card["supportedInterfaces"][0]["url"],
+        mcp_url=next(i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "MCP"),
     )
 
 
@@ -137,6 +144,7 @@ class Outcome:
 class Transport:
     """Calls a capability through one transport and reads its answer into an Outcome."""
     name = ""
+    sessionless = True  # a capability that needs no session answers without one
 
     def __init__(self, target):
         """`target`: a live server's base URL (real HTTP), or Django's test client (in process;
@@ -177,6 +185,10 @@ class Transport:
     def assert_malformed(self, outcome, code):
         """The refusal of a body this transport cannot read (see MALFORMED_STATUS)."""
         refused(outcome, MALFORMED_STATUS[code], code)
+
+    def session_refusal_status(self, code):
+        """The HTTP status of a 401 refusal (`code`: session_required, session_invalid …) on the wire."""
+        return 401
 
 
 class AgentApi(Transport):
@@ -296,7 +308,78 @@ class A2A(Transport):
         return body
 
 
-TRANSPORTS = {"api": AgentApi, "a2a": A2A, "pactspec": PactSpec, "pactspec-dispatch": PactSpecDispatch}
+class Mcp(Transport):
+    """MCP: tools/call on the MCP server, in the session whose token is the Mcp-Session-Id."""
+    name = "mcp"
+    sessionless = False
+    TOKEN_HEADERS = ("Authorization", "X-Session-Token", "X-Agent-Session")
+    HTTP_LEVEL_STATUSES = (405, 413, 415, 429, 503)
+    MALFORMED_CODES = ("invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type")
+
+    def send(self, capability, params, raw_input, headers):
+        headers = dict(headers)
+        tokens = [headers.pop(name) for name in self.TOKEN_HEADERS if name in headers]
+        if tokens:
+            scheme, _, rest = tokens[0].partition(" ")
+            headers["Mcp-Session-Id"] = rest if scheme == "Bearer" else tokens[0]
+        headers.update({"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"})
+        body = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":' + json.dumps(capability).encode()
+                + b',"arguments":' + raw_input + b"}}")
+        return self.post(self.site.mcp_url, body, headers)
+
+    def read(self, outcome):
+        body = outcome.body
+        assert isinstance(body, dict) and body.get("jsonrpc") == "2.0", body
+        assert ("result" in body) != ("error" in body), body
+        if "result" in body:
+            assert outcome.http_status == 200, body
+            result = body["result"]
+            assert isinstance(result["content"], list) and result["content"][0]["type"] == "text", body
+            content = result.get("structuredContent")
+            assert json.loads(result["content"][0]["text"]) == content, body
+            if result["isError"]:
+                assert set(content) <= {"ok", "error", "code", "status", "fields"} and content["ok"] is False, body
+                assert isinstance(content["error"], str) and content["error"], body
+                outcome.status, outcome.code, outcome.fields = content["status"], content["code"], content.get("fields")
+                assert 400 <= outcome.status < 500 and outcome.status not in (401, *self.HTTP_LEVEL_STATUSES), body
+            else:
+                outcome.ok, outcome.data, outcome.status = True, content, 200
+            return
+        error = body["error"]
+        assert isinstance(error["code"], int) and isinstance(error["message"], str) and error["message"], body
+        outcome.rpc_code = error["code"]
+        assert outcome.rpc_code != INTERNAL_ERROR, f"-32603 (internal error) for a call the server can answer: {body}"
+        details = error["data"]
+        assert set(details) <= {"code", "status", "fields"}, body
+        outcome.code, outcome.status, outcome.fields = details["code"], details["status"], details.get("fields")
+        assert outcome.http_status == self.http_status_of(outcome), f"HTTP {outcome.http_status}: {body}"
+
+    def http_status_of(self, outcome):
+        if outcome.status == 401:
+            return self.session_refusal_status(outcome.code)
+        if outcome.status in self.HTTP_LEVEL_STATUSES:
+            return outcome.status
+        return 400 if outcome.code in self.MALFORMED_CODES else 200
+
+    def session_refusal_status(self, code):
+        """400 without an Mcp-Session-Id, 404 for one unknown, ended or expired (Streamable HTTP)."""
+        return 400 if code == "session_required" else 404
+
+    def assert_malformed(self, outcome, code):
+        """-32700 for a body that is not the JSON accepted (id null), -32600 for one too large or not sent
+        as application/json; at the agent API's HTTP status."""
+        assert not outcome.ok, outcome.body
+        assert (outcome.status, outcome.code) == (MALFORMED_STATUS[code], code), outcome.body
+        assert outcome.rpc_code == MALFORMED_RPC_CODE[code] and outcome.http_status == MALFORMED_STATUS[code], (
+            outcome.body)
+        if outcome.rpc_code == PARSE_ERROR:
+            assert outcome.body["id"] is None, outcome.body
+
+    def stable(self, body):
+        return body
+
+
+TRANSPORTS = {"api": AgentApi, "a2a": A2A, "pactspec": PactSpec, "pactspec-dispatch": PactSpecDispatch, "mcp": Mcp}
 
 
 def refused(outcome, status, code, field=None):
