@@ -7,9 +7,12 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.http import urlencode
 
+from agents_protocol.activity.page import AgentActivityAdmin
 from agents_protocol.core.config import load_config
 from agents_protocol.core.models import (
+    AgentCall,
     AgentSession,
     AuditArtifact,
     AuditConfig,
@@ -102,7 +105,17 @@ class CapabilityAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "requires_session", "method"]
     search_fields = ["name", "endpoint", "description"]
     inlines = [CapabilityParamInline]
-    fields = ["name", "description", "endpoint", "method", "requires_session", "human_handoff", "enabled", "position"]
+    fields = ["name", "description", "endpoint", "method", "requires_session", "human_handoff", "enabled", "position",
+              "activity"]
+    readonly_fields = ["activity"]
+
+    @admin.display(description="agent activity")
+    def activity(self, obj):
+        if obj.pk is None:
+            return "-"
+        url = reverse("admin:agents_protocol_agentcall_changelist")
+        return format_html('<a href="{}?{}">Calls, refusals and latency of {} (last 30 days)</a>', url,
+                           urlencode({"period": "30d", "capability": obj.name}), obj.name)
 
 
 class FlowStepInline(admin.TabularInline):
@@ -169,6 +182,9 @@ class AgentSessionAdmin(admin.ModelAdmin):
         response = JsonResponse(artifact.body, json_dumps_params={"indent": 2, "ensure_ascii": False})
         response["Content-Disposition"] = f'attachment; filename="audit-{artifact.session.public_id}.json"'
         return response
+
+
+admin.site.register(AgentCall, AgentActivityAdmin)
 
 
 @admin.register(SigningKey)
