@@ -40,7 +40,8 @@ def test_create_answers_201_with_token_id_deadline_and_capabilities(agent):
     before = timezone.now()
     session = agent.start_session(agent_name="shopper", agent_version="1.2", purpose="buy a mug")
 
-    assert set(session) == {"session_token", "session_id", "expires_at", "capabilities", "ttl_seconds", "audit"}
+    assert set(session) == {"session_token", "session_id", "expires_at", "capabilities", "ttl_seconds", "audit",
+                            "inspect_url"}
     assert session["audit"] is True  # session.md: `"audit": true` when audit is enabled (the default)
     assert len(session["session_token"]) >= 43  # 32 random bytes, base64url
     assert session["session_id"] != session["session_token"]

@@ -47,14 +47,14 @@ def timestamp_now():
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def record_event(session, *, capability, method, path, params, response_status, policy_result):
+def record_event(session, *, capability, method, path, params, response_status, policy_result, hint=""):
     """Append one event to a live audited session's chain; returns it, or None if the session ended.
 
     `session.event_count` and `session.last_event_hash` are the head as last read; they follow
-    the append.
+    the append. `hint`, what a refused call was told, is kept beside the event, outside its hash.
     """
     return PendingEvent(session, capability=capability, method=method, path=path, params=params,
-                        response_status=response_status, policy_result=policy_result).append()
+                        response_status=response_status, policy_result=policy_result, hint=hint).append()
 
 
 class PendingEvent:
@@ -66,8 +66,9 @@ class PendingEvent:
     event, or finding the session ended).
     """
 
-    def __init__(self, session, *, capability, method, path, params, response_status, policy_result):
+    def __init__(self, session, *, capability, method, path, params, response_status, policy_result, hint=""):
         self.session = session
+        self.hint = hint
         self.fields = {"capability": capability, "method": method, "path": path, "params": redact(params),
                        "response_status": response_status, "policy_result": policy_result}
         self.event = self._make() if session.audited else None
@@ -87,7 +88,7 @@ class PendingEvent:
     def _move_head_and_insert(self):
         while True:
             if _move_live_head(self.session, self.event):
-                insert(AuditEvent, {"session": self.session.pk, **self.event})
+                insert(AuditEvent, {"session": self.session.pk, **self.event, "hint": self.hint})
                 self.session.event_count, self.session.last_event_hash = self.event["seq"], self.event["event_hash"]
                 return self.event
             head = _live_head(self.session)

@@ -313,6 +313,8 @@ class AgentSession(models.Model):
 
     public_id = models.CharField(max_length=40, unique=True)
     token_hash = models.CharField(max_length=64, unique=True)
+    # The secret of the session's inspect_url (inspector/), another than the token, kept as its SHA-256.
+    inspect_hash = models.CharField(max_length=64, blank=True, db_index=True)
     client_address = models.GenericIPAddressField(unpack_ipv4=True)
     agent_name = models.CharField(max_length=200, blank=True)
     agent_version = models.CharField(max_length=100, blank=True)
@@ -377,6 +379,9 @@ class AuditEvent(models.Model):
     policy_result = models.CharField(max_length=100)
     prev_hash = models.CharField(max_length=64, blank=True)
     event_hash = models.CharField(max_length=64)
+    # What a refused call was told (the envelope's `error`), for the session inspector: not part of
+    # the hashed event, so not in the artifact.
+    hint = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["session", "seq"]

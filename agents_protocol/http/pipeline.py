@@ -233,7 +233,7 @@ class AgentView(APIView):
             else:
                 record_event(call.session, capability=call.capability, method=self.request.method,
                              path=self.request.path, params=call.params, response_status=status,
-                             policy_result=policy_result)
+                             policy_result=policy_result, hint=self.refusal.message if code else "")
         except Exception:
             # The call has already happened; losing its record is logged, never hidden behind a 500.
             logger.exception("Could not record the audit event (request id %s)", self.request_id)

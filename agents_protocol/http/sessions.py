@@ -1,5 +1,11 @@
-"""Agent sessions: created with a hard deadline, found by the hash of their bearer token."""
+"""Agent sessions: created with a hard deadline, found by the hash of their bearer token.
+
+Each session also gets an inspector secret, another 32 random bytes kept as their SHA-256 like
+the token: its inspect_url (INSPECTOR_PATH + secret) shows the session to a human (inspector/)
+and grants nothing else.
+"""
 import hashlib
+import hmac
 import math
 import secrets
 from datetime import timedelta
@@ -12,6 +18,7 @@ from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import AgentSession
 from agents_protocol.core.sql import ModelRows
 
+INSPECTOR_PATH = "/.well-known/agents/inspect/"  # agents_protocol.urls routes it to inspector/views.py
 SESSION_ROWS = ModelRows(AgentSession)
 # Every call with a token runs this (sql.py says why it is not an ORM query).
 SESSION_BY_TOKEN_HASH = f"SELECT {SESSION_ROWS.columns} FROM agents_protocol_agentsession t WHERE t.token_hash = %s"
@@ -33,17 +40,33 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
         live = AgentSession.objects.filter(client_address=client_address, ended_at__isnull=True, expires_at__gt=now)
         if live.count() >= max_sessions:
             raise _too_many_sessions(live, max_sessions, now)
-        raw_token = secrets.token_urlsafe(32)
+        raw_token, inspect_secret = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         session = AgentSession.objects.create(
             public_id=f"ses_{secrets.token_urlsafe(12)}",
             token_hash=hash_token(raw_token),
+            inspect_hash=hash_token(inspect_secret),
             client_address=client_address,
             created_at=now,
             expires_at=now + timedelta(seconds=ttl_seconds),
             audited=audited,
             **agent,
         )
+    session.inspect_secret = inspect_secret  # shown once, in inspect_url(); never stored
     return session, raw_token
+
+
+def inspect_url(origin, session):
+    """The absolute URL of a session just created by create_session() on its inspector page."""
+    return f"{origin}{INSPECTOR_PATH}{session.inspect_secret}"
+
+
+def session_for_inspector(secret):
+    """The session whose inspector secret is `secret`, or None."""
+    wanted = hash_token(secret)
+    session = AgentSession.objects.filter(inspect_hash=wanted).first()
+    if session is None or not hmac.compare_digest(session.inspect_hash, wanted):
+        return None
+    return session
 
 
 def _serialize_creates_of(client_address):

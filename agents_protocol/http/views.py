@@ -19,7 +19,7 @@ from agents_protocol.http.audit_access import artifact_for
 from agents_protocol.http.client import client_address, token_from_headers
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
-from agents_protocol.http.sessions import create_session, end_session
+from agents_protocol.http.sessions import create_session, end_session, inspect_url
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
@@ -82,6 +82,7 @@ class AgentApiView(AgentView):
             "ttl_seconds": config.session.ttl_seconds,
             "capabilities": [c.name for c in config.enabled_capabilities if c.requires_session],
             "audit": session.audited,  # session.md: `"audit": true` when audit is on (it was, for this session)
+            "inspect_url": inspect_url(self.origin, session),
         }), status=201)
 
     def end_session(self, request):

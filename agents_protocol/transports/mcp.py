@@ -43,7 +43,7 @@ from agents_protocol.http.client import client_address
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
 from agents_protocol.http.renderers import JSON_CONTENT_TYPE
-from agents_protocol.http.sessions import create_session, end_session
+from agents_protocol.http.sessions import create_session, end_session, inspect_url
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -151,7 +151,8 @@ class McpView(AgentView):
 
     def session_meta(self, session):
         audit = self.config.audit
-        meta = {"session_id": session.public_id, "expires_at": iso_utc(session.expires_at)}
+        meta = {"session_id": session.public_id, "expires_at": iso_utc(session.expires_at),
+                "inspect_url": inspect_url(self.origin, session)}
         if audit.enabled:
             meta["audit_url"] = f"{self.origin}{audit.endpoint.replace(':session_id', session.public_id)}"
         return meta
@@ -322,7 +323,8 @@ def annotations(capability):
 def instructions(config):
     handoff = [c.name for c in config.enabled_capabilities if c.human_handoff]
     text = (f"The tools of {config.site.name}, one per capability of its agents.json. This MCP session is an agent "
-            "session: its calls share one rate limit and one audit trail.")
+            "session: its calls share one rate limit and one audit trail. Its developer can watch it live at the "
+            "inspect_url of this result's _meta.")
     if handoff:
         text += (f" {', '.join(handoff)} returns a link for a human to finish; give it to your user, do not "
                  "follow it.")
