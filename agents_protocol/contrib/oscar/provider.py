@@ -1,0 +1,140 @@
+"""The ready-made provider for django-oscar shops.
+
+    AGENTS_PROTOCOL = {"PROVIDER": "agents_protocol.contrib.oscar.provider.OscarProvider", …}
+
+Products come from Oscar's catalogue (standalone and parent products are listed; a parent's
+children are its variants), prices and stock from the shop's strategy, the cart is an Oscar
+basket per agent session, checkout hands that basket to a human in Oscar's own checkout and
+order.status reads the order Oscar placed for it. Subclass it to change one part.
+"""
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from agents_protocol.contrib.oscar import baskets, catalogue, handoffs
+from agents_protocol.contrib.oscar.conf import get_setting
+from agents_protocol.contrib.oscar.models import AgentBasket
+from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopProvider
+
+
+class OscarProvider(ShopProvider):
+    def search(self, context: CallContext, *, query, page, limit):
+        return self.page_of(context, catalogue.search(query), page, limit)
+
+    def browse(self, context: CallContext, *, category, sort, page, limit):
+        if sort not in catalogue.SORTS:
+            raise CapabilityError(400, "invalid_params", f"Unknown sort {sort!r}.",
+                                  fields={"sort": f"Must be one of: {', '.join(catalogue.SORTS)}."})
+        try:
+            products = catalogue.browse(category, sort)
+        except catalogue.UnknownCategory:
+            slugs = ", ".join(catalogue.category_slugs())
+            raise CapabilityError(404, "unknown_category", f"No category {category!r}; use one of: {slugs}.") from None
+        return self.page_of(context, products, page, limit)
+
+    def item_detail(self, context: CallContext, *, item_id):
+        product = catalogue.find_product(item_id)
+        if product is None:
+            return None
+        pricing = catalogue.strategy()
+        detail = {**self.item_summary(context, product, pricing), "description": product.description}
+        if product.is_parent:
+            detail["variants"] = catalogue.variants(product, pricing)
+        else:
+            detail["stock"] = catalogue.stock_of(catalogue.purchase_info(product, pricing))
+        return detail
+
+    def cart_add(self, context: CallContext, *, item_id, quantity):
+        with transaction.atomic():
+            in_cart = baskets.set_quantity(context.session, item_id, quantity, add=True)
+            context.record_change()
+        return self.line_change(context, item_id, in_cart)
+
+    def cart_view(self, context: CallContext):
+        return baskets.contents(baskets.open_basket(context.session))
+
+    def cart_update(self, context: CallContext, *, item_id, quantity):
+        with transaction.atomic():
+            in_cart = baskets.set_quantity(context.session, item_id, quantity, add=False)
+            context.record_change()
+        return self.line_change(context, item_id, in_cart, removed=in_cart == 0)
+
+    def cart_remove(self, context: CallContext, *, item_id):
+        with transaction.atomic():
+            baskets.remove(context.session, item_id)
+            context.record_change()
+        return self.line_change(context, item_id, 0, removed=True)
+
+    def checkout(self, context: CallContext):
+        with transaction.atomic():
+            link, token = handoffs.hand_off(context.session)
+            context.record_change()
+        url = context.absolute_url(reverse("agents_protocol_oscar:checkout-link", kwargs={"token": token}))
+        return Handoff(checkout_url=url, expires_at=link.link_expires_at, order_id=link.reference)
+
+    def order_status(self, context: CallContext, *, order_id):
+        handed_off = AgentBasket.objects.filter(session=context.session).exclude(reference=None)
+        handed_off = handed_off.select_related("order").order_by("-created")
+        if order_id is None:
+            return {"orders": [self.order_data(link) for link in handed_off]}
+        link = handed_off.filter(reference=order_id).first()
+        if link is None:
+            raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")
+        return self.order_data(link)
+
+    def contact(self, context: CallContext, *, name, email, message):
+        """The message goes by email to the shop's MANAGERS (Django's setting), replies to the sender."""
+        recipients = [address for _, address in settings.MANAGERS]
+        subject = f"{settings.EMAIL_SUBJECT_PREFIX}Message from {' '.join(name.split())}"
+        sent = EmailMessage(subject, message, to=recipients, reply_to=[email]).send() if recipients else 0
+        return {"sent": sent > 0}
+
+    # The answers' shapes; override to add fields.
+
+    def page_of(self, context, products, page, limit):
+        start = (page - 1) * limit
+        pricing = catalogue.strategy()
+        found = [self.item_summary(context, product, pricing) for product in products[start:start + limit]]
+        return ItemPage(found, products.count())
+
+    def item_summary(self, context, product, pricing):
+        info = catalogue.purchase_info(product, pricing)
+        category = product.get_categories().first()
+        return {
+            "id": catalogue.item_id(product),
+            "name": product.get_title(),
+            "price": catalogue.price_of(info),
+            "currency": info.price.currency if info.price.exists else None,
+            "category": category.slug if category else None,
+            "in_stock": info.availability.is_available_to_buy,
+            "has_variants": product.is_parent,
+            "url": context.absolute_url(product.get_absolute_url()),
+        }
+
+    def line_change(self, context, item_id, quantity, **extra):
+        cart = self.cart_view(context)
+        return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
+
+    def order_data(self, link):
+        order = link.order
+        answer = {
+            "order_id": link.reference,
+            "status": self.status_of(link),
+            "created": iso_utc(link.created),
+            "expires_at": iso_utc(link.link_expires_at),
+        }
+        if order is not None:
+            answer.update(shop_order_number=order.number, shop_status=order.status, total=order.total_incl_tax,
+                          currency=order.currency, placed=iso_utc(order.date_placed))
+        return answer
+
+    def status_of(self, link):
+        if link.order is not None:
+            return "cancelled" if link.order.status in get_setting("CANCELLED_STATUSES") else "confirmed"
+        if link.link_opened_at is None and link.link_expires_at <= timezone.now():
+            return "expired"
+        return "pending"

@@ -1,0 +1,16 @@
+"""The page a checkout link opens: the agent's basket becomes the human's, then Oscar's checkout."""
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+
+from agents_protocol.contrib.oscar import handoffs
+from agents_protocol.contrib.oscar.conf import get_setting
+
+
+@never_cache
+def open_checkout_link(request, token):
+    try:
+        handoffs.open_link(token, request.basket)
+    except handoffs.LinkClosed as closed:
+        return render(request, "agents_protocol_oscar/link_closed.html", {"reason": closed.reason}, status=410)
+    return redirect(reverse(get_setting("CHECKOUT_URL_NAME")))

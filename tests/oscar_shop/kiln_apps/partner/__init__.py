@@ -1,0 +1,1 @@
+default_app_config = 'kiln_apps.partner.apps.PartnerConfig'

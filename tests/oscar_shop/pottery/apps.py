@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PotteryConfig(AppConfig):
+    name = "pottery"
+    verbose_name = "Kiln & Co"
