@@ -40,6 +40,8 @@ CORES = os.cpu_count()
 # purchase flow) need it, and 4 keeps both sync workers busy while a connection is re-opened.
 WRK = ["wrk", "--threads", "4", "--connections", "4", "--timeout", "5s"]
 SESSIONS = 200
+MCP_SESSIONS = 20
+MCP = "/mcp"
 CART_ITEMS = [f"p{index:06d}" for index in range(10)]
 DETAIL_ITEM = "p000042"  # one of the products SEARCH_TERM finds
 SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY", "DEBUG",
@@ -47,7 +49,7 @@ SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT
 
 # Targets of issue #9 (ratios to the floor, embedded default); docs/performance.md.
 TARGETS = {"agents.json": 0.9, "agents.txt": 0.9, "detail": 0.7, "search@100k": 0.5, "search_uncached@100k": 0.5,
-           "cart.add": 0.3}
+           "cart.add": 0.3, "mcp.detail": 0.5}  # mcp.detail: issue #19
 SEARCH_P99_MS = 25
 SUSTAINED_TOLERANCE = 0.10
 WINDOW_SECONDS = 10
@@ -146,14 +148,27 @@ class Site:
             tokens.append(token)
         path.write_text("\n".join(tokens) + "\n")
 
+    def make_mcp_sessions(self, path):
+        """MCP_SESSIONS sessions opened with initialize; their Mcp-Session-Ids, one a line, in `path`."""
+        message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        session_ids = []
+        for _ in range(MCP_SESSIONS):
+            request = urllib.request.Request(f"{self.url}{MCP}", data=json.dumps(message).encode(), headers=headers)
+            with urllib.request.urlopen(request, timeout=30) as response:
+                session_ids.append(response.headers["Mcp-Session-Id"])
+        path.write_text("\n".join(session_ids) + "\n")
 
-def cases(tokens_file):
+
+def cases(tokens_file, mcp_sessions_file):
     """Case name → wrk arguments after the common ones (script, URL path, script arguments)."""
     return {
         "floor": ("get.lua", "/bench/floor"),
         "agents.json": ("get.lua", "/.well-known/agents.json"),
         "agents.txt": ("get.lua", "/.well-known/agents.txt"),
         "detail": ("get.lua", f"{API}/detail/{DETAIL_ITEM}"),
+        "mcp.detail": ("mcp.lua", MCP, str(mcp_sessions_file), "detail", json.dumps({"id": DETAIL_ITEM})),
         "browse": ("get.lua", f"{API}/browse?limit=20"),
         "browse_deep": ("get.lua", f"{API}/browse?limit=20&page=2500"),  # offset 49,980: mid-catalog at 100k
         "search": ("get.lua", f"{API}/search?q={SEARCH_TERM}&limit=20"),
@@ -292,14 +307,15 @@ def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
         for server in (site, uncached):
             server.start()
             running.callback(server.stop)
-        tokens_file = Path(data_dir) / "tokens.txt"
-        specs = cases(tokens_file)
+        tokens_file, mcp_sessions_file = Path(data_dir) / "tokens.txt", Path(data_dir) / "mcp_sessions.txt"
+        specs = cases(tokens_file, mcp_sessions_file)
         results = {}
         for products, label in [(1_000, "1k"), (10_000, "10k"), (100_000, "100k")]:
             site.grow_catalog(products)
             results.update(search_phase(site, uncached, label, specs, seconds, rounds))
         site.make_sessions(tokens_file)
-        names = ["agents.json", "agents.txt", "detail", "browse", "browse_deep", "cart.add", "cart.view",
+        site.make_mcp_sessions(mcp_sessions_file)
+        names = ["agents.json", "agents.txt", "detail", "mcp.detail", "browse", "browse_deep", "cart.add", "cart.view",
                  "purchase_flow"]
         results = {**run_phase(site, names, specs, seconds, rounds), **results}
         for prefix in ("search", "search_uncached"):
@@ -333,7 +349,7 @@ def machine():
             "python": platform.python_version(), "wrk": " ".join(WRK)}
 
 
-ORDER = ["floor", "agents.json", "agents.txt", "detail", "browse", "browse_deep", "search@1k", "search@10k",
+ORDER = ["floor", "agents.json", "agents.txt", "detail", "mcp.detail", "browse", "browse_deep", "search@1k", "search@10k",
          "search@100k", "search_uncached@1k", "search_uncached@10k", "search_uncached@100k", "cart.add",
          "cart.view", "purchase_flow"]
 
