@@ -3,6 +3,8 @@ from django.urls import path
 from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.documents import interop
 from agents_protocol.http import documents as views
+from agents_protocol.http.sessions import INSPECTOR_PATH
+from agents_protocol.inspector import views as inspector
 from agents_protocol.transports import a2a, mcp
 from agents_protocol.transports import pactspec as pactspec_views
 
@@ -25,6 +27,9 @@ urlpatterns = [
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>"), pactspec_views.invoke, name="pactspec_skill"),
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>/tests.json"), pactspec_views.test_suite,
          name="pactspec_test_suite"),
+    path(at(INSPECTOR_PATH, "<slug:secret>"), inspector.page, name="inspector"),
+    path(at(INSPECTOR_PATH, "<slug:secret>/state"), inspector.state, name="inspector_state"),
+    path(at(INSPECTOR_PATH, "<slug:secret>/artifact"), inspector.artifact, name="inspector_artifact"),
     # Both paths the MCP server may be configured at; the view answers at the configured one only.
     *[path(at(endpoint), mcp.endpoint, name=f"mcp_{number}") for number, endpoint in enumerate(MCP_ENDPOINTS)],
 ]

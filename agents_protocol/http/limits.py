@@ -95,6 +95,23 @@ def count(request, session=None, rate_limit=None):
     return usage
 
 
+def headroom(request, session, rate_limit):
+    """The Usage of `session`'s current window without counting a call (the inspector's view of
+    it), or None when counting is off or the cache cannot say."""
+    limit = rate_limit.requests_per_minute
+    try:
+        counted = get_usage(request, group=GROUP, key=lambda group, request: rate_key(request, session),
+                            rate=(limit, PERIOD_SECONDS), increment=False)
+    except Exception:  # cache backends share no error type; the page shows no headroom meanwhile
+        logger.exception("The rate-limit cache failed")
+        return None
+    if counted is None:
+        return None
+    retry_after = max(1, counted["time_left"] + 1)
+    used = counted["count"]
+    return Usage(limit, max(0, limit - used), _current_second() + retry_after, retry_after, used >= limit)
+
+
 def _current_second():
     """The current Unix second on django-ratelimit's own clock, the one its windows and time_left
     come from, read just after counting: Reset is never earlier than the window's true end."""

@@ -52,3 +52,25 @@ def page(browser, request):
         artifacts.mkdir(exist_ok=True)
         page.screenshot(path=artifacts / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', request.node.nodeid)}.png", full_page=True)
     context.close()
+
+
+WATCH_VIOLATIONS = """
+window.cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.cspViolations.push(event.violatedDirective + " " + (event.blockedURI || "inline"));
+});
+"""
+
+
+@pytest.fixture
+def watched_page(page):
+    """The page, with every CSP violation and console error it reports collected
+    (test_security_csp.assert_no_violation checks them)."""
+    page.console_errors = []
+    page.on("console", lambda message: message.type == "error" and page.console_errors.append(
+        f"{message.text} ({message.location['url']})"))
+    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+    page.on("response", lambda response: response.status >= 400 and page.console_errors.append(
+        f"{response.status} {response.url}"))
+    page.add_init_script(WATCH_VIOLATIONS)
+    return page

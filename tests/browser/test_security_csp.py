@@ -12,26 +12,6 @@ from tests.test_checkout_pages import agent_checkout
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-WATCH_VIOLATIONS = """
-window.cspViolations = [];
-document.addEventListener("securitypolicyviolation", (event) => {
-  window.cspViolations.push(event.violatedDirective + " " + (event.blockedURI || "inline"));
-});
-"""
-
-
-@pytest.fixture
-def watched_page(page):
-    """The page, with every CSP violation and console error it reports collected."""
-    page.console_errors = []
-    page.on("console", lambda message: message.type == "error" and page.console_errors.append(
-        f"{message.text} ({message.location['url']})"))
-    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
-    page.on("response", lambda response: response.status >= 400 and page.console_errors.append(
-        f"{response.status} {response.url}"))
-    page.add_init_script(WATCH_VIOLATIONS)
-    return page
-
 
 def assert_no_violation(page):
     assert page.evaluate("window.cspViolations") == []
