@@ -1,9 +1,11 @@
 """`/healthz` for load balancers and container health checks: can this instance reach its
 database and its cache?
 
-200 `{"ok": true, "checks": {"database": "ok", "cache": "ok"}}`, or 503 with `"ok": false`
-and the failing check named, e.g. `"database": "failed: OperationalError"` (the details go
-to the log, not to the prober). A middleware placed first in MIDDLEWARE (inside only the one
+200 `{"ok": true, "instance": "…", "checks": {"database": "ok", "cache": "ok"}}`, or 503 with
+`"ok": false` and the failing check named, e.g. `"database": "failed: OperationalError"` (the
+details go to the log, not to the prober). `instance` is settings.INSTANCE_NAME (the
+environment's INSTANCE_NAME, else the host name: a container's id), so a probe through a load
+balancer can tell which instance answered. A middleware placed first in MIDDLEWARE (inside only the one
 that adds the agents.json Link header, which reads nothing) answers it, before host
 validation, the HTTPS redirect and the agent API's configuration read: a probe from the load
 balancer's own address gets the truth even while the database is down.
@@ -11,6 +13,7 @@ balancer's own address gets the truth even while the database is down.
 import logging
 import secrets
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.http import JsonResponse
@@ -59,6 +62,6 @@ class HealthCheckMiddleware:
             return self.get_response(request)
         results = run_checks()
         healthy = all(result == "ok" for result in results.values())
-        response = JsonResponse({"ok": healthy, "checks": results}, status=200 if healthy else 503)
+        response = JsonResponse({"ok": healthy, "instance": settings.INSTANCE_NAME, "checks": results}, status=200 if healthy else 503)
         response["Cache-Control"] = "no-store"
         return response

@@ -9,6 +9,7 @@ and refuses to start without a strong SECRET_KEY from the environment.
 """
 import os
 import secrets
+import socket
 from pathlib import Path
 
 import dj_database_url
@@ -218,6 +219,8 @@ SECURE_REFERRER_POLICY = "strict-origin"
 X_FRAME_OPTIONS = "DENY"
 
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# Which instance /healthz names (acme/health.py): a container's host name is its id.
+INSTANCE_NAME = os.environ.get("INSTANCE_NAME") or socket.gethostname()
 if TRUSTED_PROXY_COUNT:
     # Proxies we trust with X-Forwarded-For also tell us whether the client used HTTPS.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -42,7 +42,7 @@ class SiteProcess:
 
 # Settings the tests' own environment must not pass to a site unless a test says so
 # (the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE for themselves; check --deploy refuses it).
-SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY",
+SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY", "INSTANCE_NAME",
                  "DJANGO_ALLOW_ASYNC_UNSAFE"}
 
 

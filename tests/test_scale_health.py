@@ -11,7 +11,9 @@ def healthz(site):
     response = requests.get(f"{site.url}/healthz", timeout=30)
     assert response.headers["Content-Type"] == "application/json"
     assert response.headers["Cache-Control"] == "no-store"
-    return response.status_code, response.json()
+    body = response.json()
+    assert body.pop("instance") == "probed-instance"
+    return response.status_code, body
 
 
 @pytest.fixture
@@ -19,7 +21,7 @@ def serve(tmp_path):
     started = []
 
     def serve(**env):
-        started.append(serve_site(site_env(tmp_path, **env), workers=1))
+        started.append(serve_site(site_env(tmp_path, INSTANCE_NAME="probed-instance", **env), workers=1))
         return started[-1]
 
     yield serve

@@ -4,6 +4,7 @@ DATA_DIR), sharing a real PostgreSQL (DATABASE_URL) and a real Redis (REDIS_URL)
 import base64
 import json
 import secrets
+import socket
 
 import psycopg
 import pytest
@@ -45,7 +46,8 @@ def test_both_instances_report_a_healthy_database_and_cache(instances):
     for site in instances:
         response = requests.get(f"{site.url}/healthz", timeout=10)
         assert response.status_code == 200
-        assert response.json() == {"ok": True, "checks": {"database": "ok", "cache": "ok"}}
+        assert response.json() == {"ok": True, "instance": socket.gethostname(),
+                                   "checks": {"database": "ok", "cache": "ok"}}
 
 
 def test_a_session_created_on_a_fills_a_cart_read_on_b_and_ends_there(instances, shared):
