@@ -9,6 +9,7 @@ it refuses a URL or header block past the app's own limits (request_size.py: 414
 """
 from django.db import DatabaseError
 from django.http import HttpResponse
+from django.urls import Resolver404, resolve
 
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
@@ -58,9 +59,21 @@ class AgentsApiMiddleware:
         with pinned_config(config):
             if document is not None:
                 return with_content_length(document(request))
+            if mcp:
+                return self.mcp_response(request)
             if not is_api_path(config, request.path):
                 return self.get_response(request)
             return with_content_length(agent_api_view(request))
+
+    def mcp_response(self, request):
+        """The MCP server's answer: the view agents_protocol.urls routes the path to (a transport,
+        which this layer does not import), called here like the agent API, without the rest of the
+        middleware stack."""
+        try:
+            match = resolve(request.path_info, getattr(request, "urlconf", None))
+        except Resolver404:  # the shop's URLconf does not include agents_protocol.urls
+            return self.get_response(request)
+        return with_content_length(match.func(request, *match.args, **match.kwargs))
 
 
 def with_content_length(response):
