@@ -467,10 +467,10 @@ class AgentCall(models.Model):
         default_permissions = ()
         permissions = [("view_agent_activity", "Can view the agent activity page")]
         indexes = [
-            models.Index(fields=["day", "capability", "latency_bucket", "code"], name="agentcall_day_capability"),
+            models.Index(fields=["day", "capability", "code", "latency_bucket"], name="agentcall_day_capability"),
             models.Index(fields=["day", "agent_name", "agent_version", "code", "capability", "latency_bucket"],
                          name="agentcall_day_agent"),
-            models.Index(fields=["capability", "day", "code", "agent_name", "session_pk"], name="agentcall_funnel"),
+            models.Index(fields=["capability", "code", "session_pk", "day", "agent_name"], name="agentcall_funnel"),
         ]
 
     def __str__(self):

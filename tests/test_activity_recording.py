@@ -1,0 +1,127 @@
+"""Every call of the agent pipeline becomes one AgentCall row for the activity page, over real
+HTTP: sessionless and refused calls too, nothing secret stored, written in batches by size, by
+age and when a gunicorn worker exits, and pruned after ACTIVITY_RETENTION_DAYS."""
+import sqlite3
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from agents_protocol.activity import recorder
+from agents_protocol.models import AgentCall, AgentSession
+from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.factories import make_product
+from tests.servers import start_site
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def activity_settings(settings, **values):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, **values}
+
+
+@pytest.fixture
+def every_call_written(settings):
+    activity_settings(settings, ACTIVITY_BUFFER_SIZE=1)
+
+
+def rows():
+    return list(AgentCall.objects.order_by("id").values(
+        "capability", "session_pk", "agent_name", "agent_version", "status", "code"))
+
+
+def test_each_call_is_a_row_with_its_capability_session_agent_and_outcome(live_server, every_call_written):
+    make_product(public_id="speckled-mug", name="Speckled Mug", stock=3)
+    agent = AgentClient(live_server.url)
+    ok_data(agent.get(f"{API}/search", {"q": "mug"}))
+    session = agent.start_session(agent_name="shopper", agent_version="1.2")
+    agent.add_to_cart("speckled-mug", 1)
+    assert_error(agent.post(f"{API}/cart/add", {"item_id": "speckled-mug", "quantity": "many"}), 400, "invalid_params")
+    assert_error(AgentClient(live_server.url).get(f"{API}/cart/view"), 401, "session_required")
+    assert_error(agent.get(f"{API}/teleport"), 404, "not_found")
+
+    pk = AgentSession.objects.get(public_id=session["session_id"]).pk
+    assert rows() == [
+        {"capability": "search", "session_pk": None, "agent_name": "", "agent_version": "", "status": 200, "code": ""},
+        {"capability": "session.create", "session_pk": pk, "agent_name": "shopper", "agent_version": "1.2",
+         "status": 201, "code": ""},
+        {"capability": "cart.add", "session_pk": pk, "agent_name": "shopper", "agent_version": "1.2", "status": 200,
+         "code": ""},
+        {"capability": "cart.add", "session_pk": pk, "agent_name": "shopper", "agent_version": "1.2", "status": 400,
+         "code": "invalid_params"},
+        {"capability": "cart.view", "session_pk": None, "agent_name": "", "agent_version": "", "status": 401,
+         "code": "session_required"},
+        # A path no route matches is refused before the token is read: no session, like the 401 above.
+        {"capability": "", "session_pk": None, "agent_name": "", "agent_version": "", "status": 404,
+         "code": "not_found"},
+    ]
+    today = timezone.localdate()
+    for call in AgentCall.objects.all():
+        assert call.day == today and call.duration_us > 0
+        assert abs((timezone.now() - call.at).total_seconds()) < 60
+
+
+def test_nothing_secret_is_kept(live_server, every_call_written):
+    agent = AgentClient(live_server.url)
+    session = agent.start_session(agent_name="writer")
+    ok_data(agent.post(f"{API}/contact", {"name": "Ada Lovelace", "email": "ada@example.com",
+                                          "message": "Do you ship teapots to Lisbon?"}))
+    stored = " ".join(str(value) for row in AgentCall.objects.values_list() for value in row)
+    for secret in (session["session_token"], "ada@example.com", "Ada Lovelace", "teapots", "127.0.0.1"):
+        assert secret not in stored
+    assert AgentCall.objects.filter(capability="contact", code="").count() == 1
+
+
+def test_calls_wait_until_the_buffer_is_full(live_server, settings):
+    activity_settings(settings, ACTIVITY_BUFFER_SIZE=3, ACTIVITY_FLUSH_SECONDS=3600)
+    agent = AgentClient(live_server.url)
+    for expected in (0, 0, 3, 3, 3, 6):
+        ok_data(agent.get(f"{API}/search", {"q": "mug"}))
+        assert AgentCall.objects.count() == expected
+
+
+def test_calls_older_than_the_flush_interval_are_written_at_the_next_call(live_server, settings):
+    activity_settings(settings, ACTIVITY_BUFFER_SIZE=1000, ACTIVITY_FLUSH_SECONDS=0.5)
+    agent = AgentClient(live_server.url)
+    ok_data(agent.get(f"{API}/search", {"q": "mug"}))
+    assert AgentCall.objects.count() == 0
+    time.sleep(0.6)
+    ok_data(agent.get(f"{API}/search", {"q": "vase"}))
+    assert AgentCall.objects.count() == 2
+
+
+def test_no_call_is_recorded_with_a_buffer_of_zero(live_server, settings):
+    activity_settings(settings, ACTIVITY_BUFFER_SIZE=0)
+    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    recorder.calls.flush()
+    assert AgentCall.objects.count() == 0
+
+
+def test_calls_older_than_the_retention_are_deleted_when_a_worker_writes(live_server, settings):
+    activity_settings(settings, ACTIVITY_BUFFER_SIZE=1, ACTIVITY_RETENTION_DAYS=30)
+    today = timezone.localdate()
+    for age in (31, 30):
+        AgentCall.objects.create(at=timezone.now() - timedelta(days=age), day=today - timedelta(days=age),
+                                 capability="search", agent_name="", agent_version="", status=200, code="",
+                                 duration_us=900, latency_bucket=78)
+    recorder.calls.last_prune = None  # this process has not pruned yet
+    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    assert sorted((today - day).days for day in AgentCall.objects.values_list("day", flat=True)) == [0, 30]
+
+
+def test_a_gunicorn_worker_writes_its_calls_when_it_exits(tmp_path):
+    site = start_site(tmp_path, workers=1)  # the shipped defaults: 500 calls or 10 seconds
+    try:
+        agent = AgentClient(site.url)
+        for query in ("mug", "vase", "bowl"):
+            ok_data(agent.get(f"{API}/search", {"q": query}))
+        assert count_calls(tmp_path) == 0
+    finally:
+        site.stop()
+    assert count_calls(tmp_path) == 3
+
+
+def count_calls(data_dir):
+    with sqlite3.connect(data_dir / "db.sqlite3") as connection:
+        return connection.execute("SELECT COUNT(*) FROM agents_protocol_agentcall").fetchone()[0]

@@ -1,0 +1,123 @@
+"""What the activity page counts, from AgentCall rows written by the recorder's own INSERT:
+periods and filters, refusals by code, the nested funnel and its paid step from the provider,
+the busiest agents, and latency percentiles read off the fixed histogram."""
+from datetime import UTC, datetime, time, timedelta
+
+import pytest
+from django.utils import timezone
+
+from agents_protocol.activity import histogram, recorder, report
+from agents_protocol.core.provider import ShopProvider
+from tests.factories import make_agent_session
+
+pytestmark = pytest.mark.django_db
+
+TODAY = timezone.localdate()
+
+
+def moment(days_ago=0, second=0):
+    day = TODAY - timedelta(days=days_ago)
+    return datetime.combine(day, time(12, 0, second), timezone.get_default_timezone()).astimezone(UTC).timestamp()
+
+
+def record(capability, session=None, code="", duration_us=1000, days_ago=0, status=None):
+    agent = (session.agent_name, session.agent_version) if session else ("", "")
+    recorder.insert([(moment(days_ago), capability, session.pk if session else None, *agent,
+                      status or (400 if code else 200), code, duration_us)])
+
+
+def last(days):
+    return report.Filters(report.Period(TODAY - timedelta(days=days - 1), TODAY))
+
+
+def test_percentiles_come_within_the_bucket_width():
+    counts = {histogram.bucket_of(1000): 90, histogram.bucket_of(10_000): 10}
+    assert histogram.percentile_us(counts, 0.5) == pytest.approx(1000, rel=0.045)
+    assert histogram.percentile_us(counts, 0.95) == pytest.approx(10_000, rel=0.045)
+    assert histogram.percentile_us({}, 0.5) is None
+    for duration in (1, 7, 250, 999_999):
+        assert histogram.midpoint_us(histogram.bucket_of(duration)) == pytest.approx(duration, rel=0.045)
+
+
+def test_calls_per_day_and_capability_with_refusals_by_code_in_the_period_only():
+    session = make_agent_session(agent_name="bot", agent_version="1")
+    record("search", days_ago=7)  # the day before a 7-day period
+    record("search", days_ago=6)
+    record("search", session, duration_us=400)
+    record("search", session, duration_us=800)
+    record("cart.add", session, code="invalid_params")
+    record("cart.add", session, code="rate_limited", status=429)
+    record("cart.add", session)
+
+    activity = report.activity(last(7))
+    assert list(activity.calls_per_day) == [TODAY - timedelta(days=n) for n in range(6, -1, -1)]
+    assert activity.calls_per_day[TODAY] == 5 and activity.calls_per_day[TODAY - timedelta(days=6)] == 1
+    assert activity.total_calls == 6
+    rows = {row.name: row for row in activity.capabilities}
+    assert (rows["search"].calls, rows["search"].refused) == (3, 0)
+    assert (rows["cart.add"].calls, dict(rows["cart.add"].refusals)) == (3, {"invalid_params": 1, "rate_limited": 1})
+    assert rows["cart.add"].refused_share == pytest.approx(2 / 3)
+    assert rows["search"].median_us == pytest.approx(800, rel=0.045)
+    assert rows["cart.add"].median_us == pytest.approx(1000, rel=0.045)  # the answered call only
+
+
+def test_filters_narrow_to_one_capability_or_one_agent():
+    ann, bob = make_agent_session(agent_name="ann", agent_version="2"), make_agent_session(agent_name="bob")
+    for session in (ann, ann, bob):
+        record("search", session)
+    record("detail", ann)
+    period = last(1).period
+
+    only_search = report.activity(report.Filters(period, capability="search"))
+    assert [row.name for row in only_search.capabilities] == ["search"] and only_search.total_calls == 3
+    assert [(row.name, row.calls) for row in only_search.agents] == [("ann", 2), ("bob", 1)]
+    only_ann = report.activity(report.Filters(period, agent="ann"))
+    assert {row.name: row.calls for row in only_ann.capabilities} == {"search": 2, "detail": 1}
+    assert [(row.name, row.version, row.calls) for row in only_ann.agents] == [("ann", "2", 3)]
+
+
+def test_busiest_agents_with_their_refusal_rates_and_sessionless_calls_apart():
+    ann = make_agent_session(agent_name="ann", agent_version="2")
+    for code in ("", "", "", "rate_limited"):
+        record("search", ann, code=code)
+    record("search")
+    agents = report.activity(last(1)).agents
+    assert [(a.name, a.version, a.calls, a.refused, a.refused_share) for a in agents] == [
+        ("ann", "2", 4, 1, 0.25), (report.NO_AGENT, "", 1, 0, 0.0)]
+
+
+class OrdersProvider(ShopProvider):
+    """A shop whose order.status says which sessions paid (the base class's paid_sessions asks it)."""
+
+    paid = set()
+
+    def order_status(self, context, *, order_id):
+        status = "confirmed" if context.session.pk in self.paid else "pending"
+        return {"orders": [{"order_id": "o-1", "status": status}]}
+
+
+def test_the_funnel_nests_each_step_in_the_one_before_and_asks_the_shop_who_paid(settings):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.OrdersProvider"}
+    report.get_provider.cache_clear()
+    sessions = [make_agent_session(agent_name=f"a{n}") for n in range(6)]
+    paths = [
+        ("search", "cart.add", "checkout"),  # pays
+        ("browse", "cart.add", "checkout"),
+        ("search", "cart.add"),
+        ("search",),
+        (),
+        ("cart.add", "checkout"),  # never searched: stops after "sessions"
+    ]
+    for session, path in zip(sessions, paths, strict=True):
+        record("session.create", session, status=201)
+        for capability in path:
+            record(capability, session)
+    record("search", sessions[4], code="rate_limited", status=429)  # a refused search is no step
+    OrdersProvider.paid = {sessions[0].pk}
+    try:
+        funnel = report.activity(last(1)).funnel
+    finally:
+        report.get_provider.cache_clear()
+    assert [(step.name, step.sessions) for step in funnel] == [
+        ("sessions", 6), ("searched", 4), ("added to cart", 3), ("checked out", 2), ("paid", 1)]
+    assert [step.conversion for step in funnel] == [None, pytest.approx(4 / 6), 0.75, pytest.approx(2 / 3), 0.5]
