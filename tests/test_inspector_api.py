@@ -89,7 +89,7 @@ def test_every_call_appears_in_order_with_its_outcome_and_the_sentence_the_agent
     told = refused.json()
 
     calls = state_data(created["inspect_url"])["calls"]
-    assert [(c["seq"], c["capability"], c["status"], c["code"]) for c in calls] == [
+    assert [(c["seq"], c["capability"], c["status"], c["error_code"]) for c in calls] == [
         (1, "session.create", 201, None), (2, "search", 200, None), (3, "cart.add", 200, None),
         (4, "cart.add", refused.status_code, told["code"]),
     ]
@@ -118,7 +118,7 @@ def test_the_json_never_shows_the_token_or_a_sensitive_parameter_in_clear(shop):
     assert len(contact) == 2
     assert all(contact[0]["params"][name].startswith("sha256:") for name in sensitive)
     assert all(value.startswith("sha256:") for value in contact[1]["params"].values())  # a refused call's, if any
-    assert contact[1]["code"] == "invalid_params" and "email" in contact[1]["hint"]
+    assert contact[1]["error_code"] == "invalid_params" and "email" in contact[1]["hint"]
 
 
 def test_a_wrong_secret_gets_the_same_404_as_no_session_at_all(shop):

@@ -115,8 +115,11 @@ def _sessions(config):
         "**Session lifecycle**",
         "",
         f"- `POST {session.create_endpoint}` → `{{ session_token, session_id, expires_at, ttl_seconds, capabilities, "
-        "audit }` (`audit`: true when the session's calls are recorded); "
+        "audit, inspect_url }` (`audit`: true when the session's calls are recorded); "
         "optional body `{ agent_name, agent_version, purpose }`.",
+        "- `inspect_url` is for your developer, not for you to call: a page that shows this session's calls as they "
+        "happen, what each refusal told you, the cart, the order and the rate-limit headroom, and once the session "
+        "ends verifies its signed trail. Log it or show it to the human you work for; it is not the session token.",
         f"- `DELETE {session.delete_endpoint}` with the token → `{{ ended: true, session_id, audit_url }}`.",
         f"- Sessions expire {session.ttl_seconds} seconds after creation; activity does not extend them.",
     ])

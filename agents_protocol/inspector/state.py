@@ -71,7 +71,7 @@ def call_of(event):
         "path": event["path"],
         "params": event["params"],
         "status": event["response_status"],
-        "code": result[len(REFUSED):] if result.startswith(REFUSED) else None,
+        "error_code": result[len(REFUSED):] if result.startswith(REFUSED) else None,
         "outcome": result,
         "hint": event["hint"],
     }

@@ -69,7 +69,7 @@
       const row = document.createElement("tr");
       row.dataset.seq = call.seq;
       row.dataset.capability = call.capability;
-      if (call.code) row.className = "refused";
+      if (call.error_code) row.className = "refused";
       row.append(
         element("td", call.seq),
         element("td", call.timestamp.replace("T", " ").replace("Z", "")),
@@ -77,7 +77,7 @@
         element("td", `${call.method} ${call.path}`.trim()),
         element("td", JSON.stringify(call.params, null, 1), "params"),
         element("td", call.status, "status"),
-        element("td", call.code || "", "code"),
+        element("td", call.error_code || "", "code"),
         element("td", call.hint || "", "hint"),
       );
       body.append(row);
