@@ -7,6 +7,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import requests
 import simplejson
@@ -50,7 +51,11 @@ regenerates the page; tokens, ids and times differ on each run).
 - Sessions: `POST /session` returns a `session_token`; send it as
   `Authorization: Bearer <token>` (or `X-Session-Token`, or `X-Agent-Session`). Sessions end
   `ttl_seconds` after creation, whatever the activity. The answer says `"audit": true` when
-  the session's calls are recorded in a signed audit trail (`false` with audit off).
+  the session's calls are recorded in a signed audit trail (`false` with audit off), and
+  gives an `inspect_url`: a page for the agent's developer (open it in a browser) that shows
+  the session's calls as they happen, its cart, order and rate-limit headroom, and once the
+  session ends verifies and downloads its signed trail. Its secret is not the session token
+  and grants nothing else ([audit.md](audit.md#watching-a-session-the-inspector)).
 - Retries: a POST (session create, `cart.add`, `checkout`, `contact`, any POST capability) may
   carry an `Idempotency-Key` header (1 to 255 visible ASCII characters, e.g. a UUID). Sending
   the same request again with the same key runs it once: the stored answer comes back with
@@ -112,7 +117,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 404 | `unknown_category` | *(shop)* `browse` with a category that does not exist | use one of the categories the sentence lists, or none |
 | 404 | `unknown_order` | *(shop)* `order.status` with an order id this session does not have | call `order.status` without `order_id` to list the session's orders |
 | 404 | `item_not_in_cart` | *(shop)* `cart.update` or `cart.remove` of an item the cart does not hold | read the cart with `cart.view` |
-| 404 | `unknown_session` | no audit trail for this session id and token (another session's token, audit off, or removed after the retention period) | send the `session_id` with that session's own token |
+| 404 | `unknown_session` | no audit trail for this session id and token (another session's token, audit off, or removed after the retention period); at an inspector URL, no session has its secret | send the `session_id` with that session's own token; use the `inspect_url` session create gave |
 | 405 | `method_not_allowed` | the endpoint does not take this method (documents are read-only; A2A and PactSpec take POST); the `Allow` header lists the methods | use a method from `Allow` (agents.json gives each capability's) |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again: it uses a new cart |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running (`Retry-After`) | wait `Retry-After` seconds and send it again with the same key |
@@ -120,7 +125,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 414 | `uri_too_long` | the path and query string are over `MAX_URL_BYTES` (4096 bytes by default), on any agent path | send shorter parameters; a POST capability takes them in its JSON body |
 | 415 | `unsupported_media_type` | a body with a `Content-Type` other than `application/json` (or `application/*+json`) | send the parameters as JSON with `Content-Type: application/json` |
 | 422 | `idempotency_conflict` | this `Idempotency-Key` was used for a different body or endpoint | use a new key for a new request |
-| 425 | `session_live` | the audit trail of a session that has not ended yet (`Retry-After`: until it expires) | end the session (DELETE), then fetch the trail |
+| 425 | `session_live` | the audit trail of a session that has not ended yet, from the audit endpoint or the inspector (`Retry-After`: until it expires) | end the session (DELETE), then fetch the trail |
 | 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds (until `X-RateLimit-Reset`, a Unix time); keep under `X-RateLimit-Remaining` |
 | 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |
 | 431 | `headers_too_large` | the header fields together are over `MAX_HEADER_BYTES` (8192 bytes by default), on any agent path | send only the headers the API reads: the session token, `Content-Type` and `Idempotency-Key` |
@@ -290,6 +295,8 @@ def record(site):
                      body={"agent_name": "docs-agent", "agent_version": "1.0", "purpose": "API examples"})
     token = created.json()["data"]["session_token"]
     r.redact(token, "<session_token>")
+    inspector = urlsplit(created.json()["data"]["inspect_url"]).path
+    r.redact(inspector.rsplit("/", 1)[1], "<inspect_secret>")
     auth = {"Authorization": f"Bearer {token}"}
 
     r.heading("Cart")
@@ -317,6 +324,9 @@ def record(site):
     r.heading("Contact")
     r.call("contact", "POST", f"{API}/contact",
            body={"name": "Ada", "email": "ada@example.com", "message": "Do you ship to Canada?"})
+
+    r.heading("Watching a session: inspect_url")
+    r.call("the JSON the inspect_url page polls: the calls after the 8th", "GET", f"{inspector}/state?after=8")
 
     r.heading("Errors")
     r.call("missing required parameter", "GET", f"{API}/search")
