@@ -156,8 +156,8 @@ class AcmeProvider(ShopProvider):
             raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")
         return order_summary(order)
 
-    def paid_sessions(self, sessions):
-        return cart_selectors.sessions_with_confirmed_orders([session.pk for session in sessions])
+    def paid_sessions(self, session_pks):
+        return cart_selectors.sessions_with_confirmed_orders(session_pks)
 
     def contact(self, context: CallContext, name, email, message):
         stored = ContactMessage.objects.create(name=name, email=email, message=message, agent_session=context.session)

@@ -2,6 +2,7 @@
 periods and filters, refusals by code, the nested funnel and its paid step from the provider,
 the busiest agents, and latency percentiles read off the fixed histogram."""
 from datetime import UTC, datetime, time, timedelta
+from typing import ClassVar
 
 import pytest
 from django.utils import timezone
@@ -89,7 +90,7 @@ def test_busiest_agents_with_their_refusal_rates_and_sessionless_calls_apart():
 class OrdersProvider(ShopProvider):
     """A shop whose order.status says which sessions paid (the base class's paid_sessions asks it)."""
 
-    paid = set()
+    paid: ClassVar[set] = set()
 
     def order_status(self, context, *, order_id):
         status = "confirmed" if context.session.pk in self.paid else "pending"

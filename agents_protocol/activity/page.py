@@ -164,7 +164,7 @@ class AgentActivityAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/agents_protocol/activity.html", context)
 
     def csv_view(self, request, table):
-        form, activity = self.activity_for(request)
+        _, activity = self.activity_for(request)
         if activity is None:
             raise Http404("Invalid filters.")
         found = tables_of(activity).get(table)

@@ -14,6 +14,7 @@ from django.utils.module_loading import import_string
 
 from agents_protocol.core.conf import get_setting
 from agents_protocol.core.errors import CapabilityError, not_implemented
+from agents_protocol.core.models import AgentSession
 
 
 @dataclass(frozen=True)
@@ -112,12 +113,12 @@ class ShopProvider:
     def contact(self, context: CallContext, *, name: str, email: str, message: str) -> dict:
         raise not_implemented("contact")
 
-    def paid_sessions(self, sessions) -> set:
-        """The pks of `sessions` (AgentSessions that checked out) with an order the human paid:
+    def paid_sessions(self, session_pks) -> set:
+        """Those of `session_pks` (AgentSessions that checked out) with an order the human paid:
         the last step of the agent activity page's funnel. Here order_status of each session,
         an order whose status is "confirmed" being paid; a shop overrides it with one query."""
         paid = set()
-        for session in sessions:
+        for session in AgentSession.objects.filter(pk__in=session_pks):
             try:
                 orders = self.order_status(CallContext(session, origin=""), order_id=None).get("orders", [])
             except CapabilityError:

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from agents_protocol.models import RateLimitConfig
 from tests.api_client import API, AgentClient
-from tests.browser.test_security_csp import WATCH_VIOLATIONS, assert_no_violation
+from tests.browser.test_security_csp import assert_no_violation
 from tests.factories import make_product
 from tests.test_checkout_pages import DETAILS, Human
 
@@ -138,12 +138,9 @@ def download(page, base_url, name, query="period=7d"):
     return list(csv.reader(io.StringIO(response.text())))
 
 
-def test_staff_see_what_the_agents_did(live_server, traffic, page):
+def test_staff_see_what_the_agents_did(live_server, traffic, watched_page):
+    page = watched_page
     get_user_model().objects.create_superuser("staff", "staff@example.com", PASSWORD)
-    page.add_init_script(WATCH_VIOLATIONS)
-    page.console_errors = []
-    page.on("console", lambda message: message.type == "error" and page.console_errors.append(
-        f"{message.text} ({message.location['url']})"))
     log_in(page, live_server.url, "staff")
     page.get_by_role("link", name="Agent activity").click()
     expect(page.locator("h1")).to_have_text("Agent activity")
