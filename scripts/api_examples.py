@@ -103,6 +103,8 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `invalid_request` | the request itself is malformed: a `Content-Length` that is not a number, an unexpected `Host`, too many parameters (also what a provider's `bad_request()` answers without a code of its own) | send a well-formed request to the site's own host |
 | 400 | `invalid_idempotency_key` | the `Idempotency-Key` header is not 1 to 255 visible ASCII characters | send a UUID as the key, or no key |
 | 400 | `unknown_skill` | a PactSpec call (`{"skill", "input"}`) or an A2A message names no skill of this site (A2A: JSON-RPC -32602) | use a skill id of `/.well-known/pactspec.json` or `/.well-known/agent-card.json` |
+| 400 | `unknown_tool` | an MCP `tools/call` names no tool of this site (JSON-RPC -32602) | list the tools again with `tools/list` |
+| 400 | `unsupported_protocol_version` | an MCP request's `MCP-Protocol-Version` header names no revision this server speaks (2024-11-05 to 2025-11-25) | send the revision `initialize` answered |
 | 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (at least 0 for `cart.update`) | send a positive whole number |
 | 400 | `quantity_above_maximum` | *(shop)* the line would hold more of one item than a cart may (20 here) | lower the quantity to the maximum the sentence gives |
 | 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), then try again |
@@ -112,13 +114,16 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 401 | `session_invalid` | the token is no session's | create a new session |
 | 401 | `session_expired` | the session's `ttl_seconds` have passed (a hard deadline from creation) | create a new session; the old one's audit trail can be fetched |
 | 401 | `session_ended` | the session was ended (DELETE, or the signing key was rotated) | create a new session |
+| 403 | `forbidden_origin` | an MCP request from a browser page of another site: its `Origin` is neither the site's nor the site profile URL's (against DNS rebinding) | call from a client outside the browser, or from the site's own origin |
 | 404 | `not_found` | no capability is served at this path (or a PactSpec skill URL names no skill) | read the endpoints from agents.json; do not guess paths |
 | 404 | `unknown_item` | no item with this id is for sale (`detail`, the cart capabilities) | find ids with `search` or `browse` |
 | 404 | `unknown_category` | *(shop)* `browse` with a category that does not exist | use one of the categories the sentence lists, or none |
 | 404 | `unknown_order` | *(shop)* `order.status` with an order id this session does not have | call `order.status` without `order_id` to list the session's orders |
 | 404 | `item_not_in_cart` | *(shop)* `cart.update` or `cart.remove` of an item the cart does not hold | read the cart with `cart.view` |
 | 404 | `unknown_session` | no audit trail for this session id and token (another session's token, audit off, or removed after the retention period); at an inspector URL, no session has its secret | send the `session_id` with that session's own token; use the `inspect_url` session create gave |
+| 404 | `method_not_found` | an MCP request of a JSON-RPC method this server does not serve: only `initialize`, `ping`, `tools/list` and `tools/call` (JSON-RPC -32601) | list and call tools |
 | 405 | `method_not_allowed` | the endpoint does not take this method (documents are read-only; A2A and PactSpec take POST); the `Allow` header lists the methods | use a method from `Allow` (agents.json gives each capability's) |
+| 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again: it uses a new cart |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running (`Retry-After`) | wait `Retry-After` seconds and send it again with the same key |
 | 413 | `payload_too_large` | the body is over `MAX_BODY_BYTES` (64 KiB by default) | send a smaller body |

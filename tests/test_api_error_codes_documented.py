@@ -40,6 +40,11 @@ ALLOWED_DYNAMIC = {
         # number (-32602 …) that _rpc_code() picks for a refusal; the refusal's own code goes into
         # the error's data through _details(refusal.code, …) and was collected where it was raised.
         "JSON-RPC's numeric error code, picked from the refusal by _rpc_code()",
+    ("agents_protocol/transports/mcp.py", "McpView.rpc_error"):
+        # The same for MCP: ErrorData's code is JSON-RPC's number, carried by the McpError (raised
+        # with it, or picked by rpc_refusal() and session_refusal()); the protocol's code goes into
+        # the error's data as error.code, collected where the McpError or the refusal was made.
+        "JSON-RPC's numeric error code, carried by the McpError",
 }
 
 # Callees that take a `code=` which is no answer of the API (Django's validation of admin forms).

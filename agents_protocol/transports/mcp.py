@@ -169,16 +169,16 @@ class McpView(AgentView):
         if isinstance(exc, McpError):
             over_limit = self.count_refused_call()
             if over_limit is None:
-                return self.error_response(exc)
+                return self.rpc_error(exc)
             exc = over_limit
         refusal = self.refuse(exc)
         if refusal.status == 401:
-            return self.error_response(session_refusal(refusal))
+            return self.rpc_error(session_refusal(refusal))
         if self.capability is not None and refusal.status not in HTTP_LEVEL_STATUSES:
             return self.result(tool_result(refusal_content(refusal), is_error=True), headers=refusal.headers)
-        return self.error_response(rpc_refusal(refusal))
+        return self.rpc_error(rpc_refusal(refusal))
 
-    def error_response(self, error):
+    def rpc_error(self, error):
         data = {"code": error.code, "status": error.status}
         if error.fields:
             data["fields"] = error.fields
