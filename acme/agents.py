@@ -101,6 +101,10 @@ def line_result(session, item_id, quantity, **extra):
 
 
 class AcmeProvider(ShopProvider):
+    # The cart services open their own short write transactions, reading the product and the cart
+    # before SQLite's one write lock, and call context.record_change() in them.
+    atomic_changes = False
+
     def search(self, context: CallContext, query, page, limit):
         products, total = catalog_selectors.search_products(query, page, limit)
         return ItemPage([product_summary(context.origin, p) for p in products], total)

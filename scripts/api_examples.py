@@ -45,8 +45,8 @@ regenerates the page; tokens, ids and times differ on each run).
   trimmed. A value outside its rules is 400 `invalid_params`, one sentence per parameter in
   `fields`: "Must be text of 1 to 200 characters.", "Must be an integer from 1 to 100.",
   "Must be a valid email address.". By default: `q`, ids and `name` 1 to 200 characters,
-  `page` 1 to 10000, `limit` 1 to 100, `quantity` at most 1000 (the shop's own cart maximum
-  and "at least 1" answer `quantity_above_maximum` and `invalid_quantity`), `order_id` at most
+  `page` 1 to 10000, `limit` 1 to 100, `quantity` 1 to 1000 for `cart.add` and 0 to 1000 for
+  `cart.update` (the shop's own cart maximum answers `quantity_above_maximum`), `order_id` at most
   100 characters, `email` an email address of 3 to 320 characters, `message` 1 to 5000.
 - Sessions: `POST /session` returns a `session_token`; send it as
   `Authorization: Bearer <token>` (or `X-Session-Token`, or `X-Agent-Session`). Sessions end

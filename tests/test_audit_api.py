@@ -79,7 +79,7 @@ def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
         ("session.create", 201), ("search", 200), ("cart.add", 200), ("cart.add", 400),
         ("contact", 200), ("session.end", 200),
     ]
-    assert events[3]["policy_result"] == "refused:invalid_quantity"
+    assert events[3]["policy_result"] == "refused:invalid_params"
     assert events[0]["params"] == {"agent_name": "auditor", "purpose": "testing"}
     assert events[2]["params"] == {"item_id": "mug-celadon", "quantity": 2}
     assert events[4]["params"]["email"].startswith("sha256:")

@@ -7,11 +7,10 @@ Migrations write frozen copies of it (0002, 0009), so changing it later needs a 
 migration for existing installs.
 
 Bounds chosen: a page number stops at 10000 (OFFSET paging past 10000 pages of up to 100
-results costs the database more than any agent needs); a quantity stops at 1000 for both
-cart capabilities, well above the shop's own CART_MAX_QUANTITY, which the cart service still
-enforces (answering quantity_above_maximum), as it enforces "at least 1" for cart.add and
-"at least 0" for cart.update (invalid_quantity): those are the shop's rules, answered with
-the shop's own codes, so the schema does not repeat them.
+results costs the database more than any agent needs); a quantity is at least 1 for cart.add
+and at least 0 for cart.update (0 removes the line), so no negative or zero quantity reaches a
+provider (migration 0016), and stops at 1000 for both, well above the shop's own
+CART_MAX_QUANTITY, which the cart service still enforces (answering quantity_above_maximum).
 """
 import copy
 
@@ -65,13 +64,13 @@ DEFAULT_CAPABILITIES = [
     _capability("cart.add", "POST", "/cart/add", "Add a product to the cart; prices always come from the shop", {
         "item_id": ITEM_ID,
         "quantity": {"type": "integer", "required": False, "default": 1, "description": "Quantity to add",
-                     "maximum": MAX_QUANTITY},
+                     "minimum": 1, "maximum": MAX_QUANTITY},
     }, session=True),
     _capability("cart.view", "GET", "/cart/view", "View the cart items and subtotal", session=True),
     _capability("cart.update", "PUT", "/cart/update", "Set the quantity of a cart item (0 removes it)", {
         "item_id": ITEM_ID,
         "quantity": {"type": "integer", "required": True, "description": "New quantity; 0 removes the line",
-                     "maximum": MAX_QUANTITY},
+                     "minimum": 0, "maximum": MAX_QUANTITY},
     }, session=True),
     _capability("cart.remove", "DELETE", "/cart/remove", "Remove an item from the cart", {
         "item_id": ITEM_ID,

@@ -12,11 +12,15 @@ first and every other argument by keyword; the handler's `provider_method` names
 system check W002 can name an enabled capability whose method the provider lacks.
 """
 from dataclasses import replace
+from functools import wraps
+
+from django.db import transaction
 
 from agents_protocol.core import handoffs
 from agents_protocol.core.capabilities import register
 from agents_protocol.core.errors import bad_request, not_found, not_implemented
 from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.money import money_written
 
 HANDOFF_MESSAGE = (
     "Give this link to your human to review the cart, enter contact and shipping details and pay. "
@@ -27,11 +31,25 @@ HANDOFF_MESSAGE = (
 REQUIRED = "This parameter is required."
 
 
-def calls_provider(capability, method_name):
-    """Register the built-in handler of `capability`, which calls the provider's `method_name`."""
+def calls_provider(capability, method_name, *, changes=False):
+    """Register the built-in handler of `capability`, which calls the provider's `method_name`.
+
+    The answer's money is written with its currency's minor units (core/money.py). A handler
+    that `changes` something runs in a transaction the app opens, unless the provider opens
+    its own (ShopProvider.atomic_changes); the call's audit event is appended in it.
+    """
     def register_handler(handler):
-        handler.provider_method = method_name
-        return register(capability, handler)
+        @wraps(handler)
+        def handle(call):
+            if changes and getattr(call.provider, "atomic_changes", True):
+                with transaction.atomic():
+                    data = handler(call)
+                    call.context.record_change()
+            else:
+                data = handler(call)
+            return money_written(data)
+        handle.provider_method = method_name
+        return register(capability, handle)
     return register_handler
 
 
@@ -81,7 +99,7 @@ def detail(call):
     return item
 
 
-@calls_provider("cart.add", "cart_add")
+@calls_provider("cart.add", "cart_add", changes=True)
 def cart_add(call):
     params = call.params
     return ask_provider(call, "cart_add", item_id=value(params, "item_id"), quantity=value(params, "quantity"))
@@ -92,18 +110,18 @@ def cart_view(call):
     return ask_provider(call, "cart_view")
 
 
-@calls_provider("cart.update", "cart_update")
+@calls_provider("cart.update", "cart_update", changes=True)
 def cart_update(call):
     params = call.params
     return ask_provider(call, "cart_update", item_id=value(params, "item_id"), quantity=value(params, "quantity"))
 
 
-@calls_provider("cart.remove", "cart_remove")
+@calls_provider("cart.remove", "cart_remove", changes=True)
 def cart_remove(call):
     return ask_provider(call, "cart_remove", item_id=value(call.params, "item_id"))
 
 
-@calls_provider("checkout", "checkout")
+@calls_provider("checkout", "checkout", changes=True)
 def checkout(call):
     handoff = ask_provider(call, "checkout")
     return {
@@ -140,7 +158,7 @@ def handoff_status(call, handoff):
     return {**order, "order_id": handoff.order_id, "order_number": handoff.order_number}
 
 
-@calls_provider("contact", "contact")
+@calls_provider("contact", "contact", changes=True)
 def contact(call):
     params = call.params
     return ask_provider(call, "contact", name=value(params, "name"), email=value(params, "email"),

@@ -6,7 +6,7 @@ Decimal for money) and raises `agents_protocol.core.errors.CapabilityError` to r
 `context` tells who is asking and how to build absolute URLs.
 """
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -28,6 +28,7 @@ class CallContext:
     # order.status of a checkout handed off by reference: the session's CheckoutHandoff whose order
     # the app asks about (core/handoffs.py). None when the order_id is the agent's own words.
     resolved_handoff: Any = None
+    _recorded: list = field(default_factory=list, repr=False, compare=False)
 
     def absolute_url(self, path):
         return f"{self.origin}{path}"
@@ -37,11 +38,13 @@ class CallContext:
 
         The agent API then appends the call's audit event in that transaction, so the change
         and its record commit together or not at all (and SQLite's one write lock is taken once
-        instead of twice). Optional: without it the event is appended after the handler
-        returns. Outside the agent API's routes (captured examples, PactSpec, A2A) it does
-        nothing and the event, if any, follows the call as before.
+        instead of twice). The app calls it itself at the end of the transaction it opens around
+        a provider method that changes something (ShopProvider.atomic_changes); a provider that
+        opens its own calls it there. Only the first call counts. Outside the agent API's routes
+        (captured examples, PactSpec, A2A) it does nothing and the event, if any, follows the call.
         """
-        if self.append_audit_event is not None:
+        if self.append_audit_event is not None and not self._recorded:
+            self._recorded.append(True)
             self.append_audit_event()
 
 
