@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,13 @@ def _run(command):
 
 @pytest.fixture(scope="session")
 def postgres_server():
+    with running_postgres() as server:
+        yield server
+
+
+@contextmanager
+def running_postgres():
+    """A fresh PostgreSQL server (a PostgresServer) for the block; noxfile.py's package-oscar uses it too."""
     if not (POSTGRES_BIN / "initdb").exists():
         pytest.fail(f"PostgreSQL 15 is not installed (no {POSTGRES_BIN}/initdb): {INSTALL_HINT}")
     root = Path(tempfile.mkdtemp(prefix="acme-postgres-"))

@@ -90,19 +90,39 @@ def test_dependencies_are_ranges(metadata):
     assert str(django.specifier) in ("<7,>=5.2", ">=5.2,<7")
 
 
-def test_every_third_party_import_of_the_app_is_a_declared_dependency(metadata):
+def imported_distributions(files):
+    """The distributions the third-party imports of `files` come from."""
     imported = set()
-    for path in (ROOT / "agents_protocol").rglob("*.py"):
+    for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 imported.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 imported.add(node.module.split(".")[0])
     third_party = imported - set(sys.stdlib_module_names) - {"agents_protocol"}
-    distributions = {canonicalize_name(d) for module in third_party for d in packages_distributions()[module]}
-    declared = {canonicalize_name(Requirement(line).name) for line in metadata.get_all("Requires-Dist")}
+    return {canonicalize_name(d) for module in third_party for d in packages_distributions()[module]}
+
+
+def declared_dependencies(metadata, extra=None):
+    """The Requires-Dist names of the wheel itself (extra None) or of one extra."""
+    requirements = map(Requirement, metadata.get_all("Requires-Dist"))
+    return {canonicalize_name(r.name) for r in requirements
+            if (r.marker is None if extra is None else r.marker is not None and r.marker.evaluate({"extra": extra}))}
+
+
+def test_every_third_party_import_of_the_app_is_a_declared_dependency(metadata):
+    """The app's own imports are its dependencies; a contrib package's are its extra's, on top."""
+    contrib = ROOT / "agents_protocol" / "contrib"
+    app_files = [path for path in (ROOT / "agents_protocol").rglob("*.py") if contrib not in path.parents]
+    distributions = imported_distributions(app_files)
     assert {"pynacl", "djangorestframework"} <= distributions
-    assert declared == distributions | FORMAT_VALIDATORS
+    assert declared_dependencies(metadata) == distributions | FORMAT_VALIDATORS
+    extras = {package.name for package in contrib.iterdir() if (package / "__init__.py").exists()}
+    assert extras == set(metadata.get_all("Provides-Extra")) == {"oscar"}
+    for extra in extras:
+        own = imported_distributions((contrib / extra).rglob("*.py")) - distributions
+        assert own == declared_dependencies(metadata, extra), extra
+    assert declared_dependencies(metadata, "oscar") == {"django-oscar"}
 
 
 def test_metadata_names_the_supported_django_and_python_versions(metadata):

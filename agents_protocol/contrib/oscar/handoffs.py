@@ -22,6 +22,7 @@ from agents_protocol.contrib.oscar import baskets
 from agents_protocol.contrib.oscar.conf import get_setting
 from agents_protocol.contrib.oscar.models import AgentBasket
 from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.handoffs import resolve_handoff
 
 Basket = get_model("basket", "Basket")
 
@@ -47,7 +48,7 @@ def hand_off(session):
         baskets.require_purchase_permitted(basket, line.product, line.quantity, 0)
     token = secrets.token_urlsafe(32)
     link = AgentBasket.objects.get(basket=basket)
-    link.reference = f"AGT-{secrets.token_hex(6).upper()}"
+    link.reference = f"oscar-basket-{basket.pk}"
     link.link_token_hash = token_hash(token)
     link.link_expires_at = timezone.now() + timedelta(seconds=get_setting("CHECKOUT_TTL_SECONDS"))
     link.checkout_basket = basket
@@ -92,9 +93,11 @@ def follow_login(request, user):
 
 
 def resolve(order):
-    """Oscar placed `order`: the handoffs checked out from its basket became it."""
+    """Oscar placed `order`: the handoffs checked out from its basket became it; tell the app."""
     if order.basket_id is None:
-        return []
-    links = list(AgentBasket.objects.filter(checkout_basket_id=order.basket_id, order=None))
-    AgentBasket.objects.filter(pk__in=[link.pk for link in links]).update(order=order)
-    return links
+        return
+    with transaction.atomic():
+        for link in AgentBasket.objects.select_for_update().filter(checkout_basket_id=order.basket_id, order=None):
+            link.order = order
+            link.save(update_fields=["order"])
+            resolve_handoff(link.reference, order.number)

@@ -11,10 +11,10 @@ class AgentBasket(models.Model):
     """An Oscar basket filled by one agent session.
 
     Open (no checkout link yet): the session's current basket, at most one per session.
-    Handed off: `checkout` gave the agent a single-use link (only its hash is kept) and a
-    stable `reference`, the agent's order_id. The human who opens the link gets the basket's
-    lines into their own Oscar basket (`checkout_basket`, followed through a login), and
-    Oscar's order for that basket resolves the handoff (`order`).
+    Handed off: `checkout` gave the agent a single-use link (only its hash is kept) and the app
+    its `reference` (the app gives the agent an order_id for it, core/handoffs.py). The human who
+    opens the link gets the basket's lines in their own Oscar basket (`checkout_basket`, followed
+    through a login), and Oscar's order for that basket resolves the handoff (`order`).
     """
 
     session = models.ForeignKey("agents_protocol.AgentSession", on_delete=models.CASCADE, related_name="+")

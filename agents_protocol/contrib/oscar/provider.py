@@ -11,7 +11,6 @@ from django.conf import settings
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone
 
 from agents_protocol.contrib.oscar import baskets, catalogue, handoffs
 from agents_protocol.contrib.oscar.conf import get_setting
@@ -22,6 +21,10 @@ from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopPr
 
 
 class OscarProvider(ShopProvider):
+    # Each change opens its own transaction: the basket's row is locked in it before the stock
+    # is checked, and the call's audit event is appended in it (context.record_change()).
+    atomic_changes = False
+
     def search(self, context: CallContext, *, query, page, limit):
         return self.page_of(context, catalogue.search(query), page, limit)
 
@@ -74,17 +77,20 @@ class OscarProvider(ShopProvider):
             link, token = handoffs.hand_off(context.session)
             context.record_change()
         url = context.absolute_url(reverse("agents_protocol_oscar:checkout-link", kwargs={"token": token}))
-        return Handoff(checkout_url=url, expires_at=link.link_expires_at, order_id=link.reference)
+        # Oscar creates the order when the human places it: the app gives the agent an order_id
+        # for this reference, which the receiver of Oscar's order_placed resolves (handoffs.py).
+        return Handoff(checkout_url=url, expires_at=link.link_expires_at, reference=link.reference)
 
     def order_status(self, context: CallContext, *, order_id):
-        handed_off = AgentBasket.objects.filter(session=context.session).exclude(reference=None)
-        handed_off = handed_off.select_related("order").order_by("-created")
+        """Oscar's orders placed from this session's baskets (the app asks with Oscar's order
+        number once a handoff is resolved, and answers for the handoffs still pending itself)."""
+        placed = AgentBasket.objects.filter(session=context.session).exclude(order=None).select_related("order")
         if order_id is None:
-            return {"orders": [self.order_data(link) for link in handed_off]}
-        link = handed_off.filter(reference=order_id).first()
+            return {"orders": [self.order_data(link.order) for link in placed.order_by("-created")]}
+        link = placed.filter(order__number=order_id).first()
         if link is None:
             raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")
-        return self.order_data(link)
+        return self.order_data(link.order)
 
     def contact(self, context: CallContext, *, name, email, message):
         """The message goes by email to the shop's MANAGERS (Django's setting), replies to the sender."""
@@ -119,22 +125,13 @@ class OscarProvider(ShopProvider):
         cart = self.cart_view(context)
         return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
 
-    def order_data(self, link):
-        order = link.order
-        answer = {
-            "order_id": link.reference,
-            "status": self.status_of(link),
-            "created": iso_utc(link.created),
-            "expires_at": iso_utc(link.link_expires_at),
+    def order_data(self, order):
+        cancelled = order.status in get_setting("CANCELLED_STATUSES")
+        return {
+            "order_id": order.number,
+            "status": "cancelled" if cancelled else "confirmed",
+            "shop_status": order.status,
+            "total": order.total_incl_tax,
+            "currency": order.currency,
+            "placed": iso_utc(order.date_placed),
         }
-        if order is not None:
-            answer.update(shop_order_number=order.number, shop_status=order.status, total=order.total_incl_tax,
-                          currency=order.currency, placed=iso_utc(order.date_placed))
-        return answer
-
-    def status_of(self, link):
-        if link.order is not None:
-            return "cancelled" if link.order.status in get_setting("CANCELLED_STATUSES") else "confirmed"
-        if link.link_opened_at is None and link.link_expires_at <= timezone.now():
-            return "expired"
-        return "pending"

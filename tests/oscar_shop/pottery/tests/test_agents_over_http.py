@@ -116,6 +116,7 @@ class HandoffTests(ShopTestCase):
         self.assertTrue(handoff["human_handoff"])
         self.assertTrue(handoff["checkout_url"].startswith(f"{self.live_server_url}/agents/checkout/"), handoff)
         self.assertEqual(agent.call("cart.view").data()["cart_size"], 0)
+        self.assertTrue(handoff["order_id"].startswith("ord_"), handoff)  # the app's, for Oscar's order to come
         status = agent.call("order.status", order_id=handoff["order_id"]).data()
         self.assertEqual((status["order_id"], status["status"]), (handoff["order_id"], "pending"))
         agent.call("cart.add", item_id="MUG-CEL-S", quantity=1).data()
@@ -132,6 +133,15 @@ class HandoffTests(ShopTestCase):
         self.assertEqual(status, 410)
         self.assertIn("already been used", page)
         self.assertEqual(open_page(f"{self.live_server_url}/agents/checkout/forged/")[0], 410)
+
+    @override_settings(AGENTS_PROTOCOL_OSCAR={"ITEM_ID": "upc", "CHECKOUT_TTL_SECONDS": 0})
+    def test_an_expired_link_opens_nothing_and_the_order_is_expired(self):
+        agent = self.new_agent()
+        handoff = self.checkout(agent, ("BOWL-TEN", 1))
+        status, _, page = open_page(handoff["checkout_url"])
+        self.assertEqual(status, 410)
+        self.assertIn("expired", page)
+        self.assertEqual(agent.call("order.status", order_id=handoff["order_id"]).data()["status"], "expired")
 
     def test_an_empty_cart_or_a_sold_out_line_cannot_be_checked_out(self):
         agent = self.new_agent()
