@@ -27,9 +27,9 @@ urlpatterns = [
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>"), pactspec_views.invoke, name="pactspec_skill"),
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>/tests.json"), pactspec_views.test_suite,
          name="pactspec_test_suite"),
-    path(at(INSPECTOR_PATH, "<slug:secret>"), inspector.page, name="inspector"),
-    path(at(INSPECTOR_PATH, "<slug:secret>/state"), inspector.state, name="inspector_state"),
-    path(at(INSPECTOR_PATH, "<slug:secret>/artifact"), inspector.artifact, name="inspector_artifact"),
+    path(at(INSPECTOR_PATH, "<str:secret>"), inspector.page, name="inspector"),
+    path(at(INSPECTOR_PATH, "<str:secret>/state"), inspector.state, name="inspector_state"),
+    path(at(INSPECTOR_PATH, "<str:secret>/artifact"), inspector.artifact, name="inspector_artifact"),
     # Both paths the MCP server may be configured at; the view answers at the configured one only.
     *[path(at(endpoint), mcp.endpoint, name=f"mcp_{number}") for number, endpoint in enumerate(MCP_ENDPOINTS)],
 ]

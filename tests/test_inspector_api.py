@@ -125,7 +125,8 @@ def test_a_wrong_secret_gets_the_same_404_as_no_session_at_all(shop):
     _, created = start(shop)
     unknown = f"{shop}{INSPECT}{secrets.token_urlsafe(32)}"
     token_as_secret = f"{shop}{INSPECT}{created['session_token']}"
-    for url in (unknown, token_as_secret):
+    odd_secrets = [f"{shop}{INSPECT}{secret}" for secret in ("not a slug!", "%00", "\u00fcn\u00efcode", "x" * 600)]
+    for url in (unknown, token_as_secret, *odd_secrets):
         page = requests.get(url, timeout=TIMEOUT)
         assert page.status_code == 404
         assert created["session_id"] not in page.text
