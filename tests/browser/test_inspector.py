@@ -16,6 +16,7 @@ from agents_protocol.audit import verify
 from tests.api_client import API, AgentClient, ok_data
 from tests.browser.test_security_csp import assert_no_violation
 from tests.factories import make_product
+from tests.servers import start_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -168,3 +169,22 @@ def test_a_valid_chain_signed_by_another_key_fails(shop, page):
     page.route("**/agents.json", another_key)
     page.get_by_role("button", name="Verify").click()
     expect(page.locator("#verdict")).to_contain_text("Invalid: published key")
+
+
+def test_the_page_follows_a_session_served_by_gunicorns_sync_workers(tmp_path, page):
+    site = start_site(tmp_path, workers=2)
+    try:
+        site.manage("load_demo_catalog")
+        client, created = start(site.url, "gunicorn-agent")
+        page.goto(created["inspect_url"])
+        expect(rows(page)).to_have_count(1)
+        for count in range(2, 6):  # each call may land on either worker; every one appears
+            client.get(f"{API}/cart/view")
+            expect(rows(page)).to_have_count(count)
+        client.add_to_cart("mug-celadon", 1)
+        expect(page.locator("#cart")).to_contain_text("(mug-celadon)")
+        ok_data(client.delete(f"{API}/session"))
+        page.get_by_role("button", name="Verify").click()
+        expect(page.locator("#verdict")).to_contain_text("Valid:")
+    finally:
+        site.stop()
