@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from tests.api_client import API, SESSION_PATH
-from tests.factories import make_product
+from tests.factories import make_agent_session, make_product
 from tests.transports import TIMEOUT, TRANSPORTS
 
 JSON_UTF8 = "application/json; charset=utf-8"
@@ -28,13 +28,15 @@ def transport(request, shop):
 
 
 def test_a_success_and_refusals_of_every_transport_are_json_in_utf_8(transport):
-    """The agent API, PactSpec (per skill and through the dispatcher) and A2A: a success, a
-    401 (no session), a 400 (invalid parameters) and a 404 (unknown item)."""
+    """The agent API, PactSpec (per skill and through the dispatcher), A2A and MCP: a success, a
+    401 (no session), a 400 (invalid parameters) and a 404 (unknown item). MCP calls are made in a
+    session."""
+    token = None if transport.sessionless else make_agent_session().raw_token
     outcomes = {
-        "success": transport.call("search", {"q": "mug"}),
+        "success": transport.call("search", {"q": "mug"}, token=token),
         "no session": transport.call("cart.view"),
-        "invalid parameters": transport.call("search", {"q": "mug", "limit": "many"}),
-        "unknown item": transport.call("detail", {"id": "no-such-item"}),
+        "invalid parameters": transport.call("search", {"q": "mug", "limit": "many"}, token=token),
+        "unknown item": transport.call("detail", {"id": "no-such-item"}, token=token),
     }
     assert outcomes["success"].ok and not any(o.ok for name, o in outcomes.items() if name != "success")
     assert [o.code for o in outcomes.values()] == [None, "session_required", "invalid_params", "unknown_item"]
