@@ -1,19 +1,23 @@
 """Take the admin guide's screenshots in headless Chromium: `make docs-screenshots`.
 
 Starts the real site under gunicorn on a throwaway database, logs into admin as a
-throwaway staff user and saves PNGs into docs/images/.
+throwaway staff user and saves PNGs into docs/images/. The agent activity page shows 30 days
+of synthetic calls (`manage.py agents_activity_bench`) and one real purchase a human paid.
 """
 import os
+import re
 import secrets
 import sys
 import tempfile
 from pathlib import Path
 
+import requests
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.api_client import API, AgentClient, ok_data  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.servers import start_site  # noqa: E402
 
@@ -28,9 +32,24 @@ def main():
             site.env["DJANGO_SUPERUSER_PASSWORD"] = password
             site.manage("createsuperuser", "--noinput", "--username", "docs", "--email", "docs@example.com")
             site.manage("load_demo_catalog")
+            site.manage("agents_activity_bench", "--calls", "40000", "--rounds", "1")
+            agent_buys_and_a_human_pays(site.url)
             capture(site.url, password)
         finally:
             site.stop()
+
+
+def agent_buys_and_a_human_pays(url):
+    agent = AgentClient(url)
+    agent.start_session(agent_name="docs-shopper", agent_version="1.0")
+    agent.add_to_cart(ok_data(agent.get(f"{API}/search", {"q": "mug"}))["results"][0]["id"], 2)
+    checkout_url = ok_data(agent.post(f"{API}/checkout"))["checkout_url"]
+    human = requests.Session()
+    form = human.get(checkout_url, timeout=10).text
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+    confirmed = human.post(checkout_url, timeout=10, data={
+        "csrfmiddlewaretoken": csrf, "name": "Docs Reader", "email": "docs@example.com", "shipping_address": "1 Kiln Row"})
+    assert "your order is confirmed" in confirmed.text
 
 
 def capture(url, password):
@@ -55,6 +74,7 @@ def capture(url, password):
         page.fill("#id_ttl_seconds", "30")
         page.click("input[name=_save]")
         page.screenshot(path=IMAGES / "admin-refused-ttl.png", full_page=True)
+        shot(page, f"{url}/admin/agents_protocol/agentcall/?period=30d", "admin-activity.png")
         shot(page, f"{url}/", "storefront.png")
         browser.close()
     print(f"Screenshots written to {IMAGES.relative_to(ROOT)}/")
