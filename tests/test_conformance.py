@@ -1140,13 +1140,14 @@ def test_session_create_answers_token_expiry_and_capabilities(site):
     session.md (both branches): "| `expires_at` | string (ISO 8601) | When the session expires. |"
 
     Deliberate difference (docs/api.md: "Additions"): the answer also carries `session_id`,
-    `ttl_seconds` and `audit`.
+    `ttl_seconds`, `audit` and `inspect_url`.
     """
     data = new_session(site)
     assert isinstance(data["session_token"], str)
     assert parse_time(data["expires_at"]) > timezone.now()
     assert data["capabilities"] and all(isinstance(name, str) for name in data["capabilities"])
-    assert set(data) == {"session_token", "expires_at", "capabilities", "session_id", "ttl_seconds", "audit"}
+    assert set(data) == {"session_token", "expires_at", "capabilities", "session_id", "ttl_seconds", "audit",
+                         "inspect_url"}
 
 
 def test_session_create_lists_the_session_required_capabilities(site):
