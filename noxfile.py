@@ -118,6 +118,7 @@ def package_oscar(session):
     test = ["python", "manage.py", "test", "--verbosity", "2"]
     session.run(*test, env={"DATA_DIR": str(tmp / "sqlite")})
     with running_postgres() as server:
+        server.create_database("kiln")  # the shop's own database; Django's runner adds test_kiln beside it
         session.run(*test, env={"DATA_DIR": str(tmp / "postgres"), "POSTGRES_HOST": "127.0.0.1",
                                 "POSTGRES_PORT": str(server.port)})
 

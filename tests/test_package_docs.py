@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from agents_protocol.contrib.oscar import conf as oscar_conf
 from agents_protocol.core.conf import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,9 +18,11 @@ def section(title):
     return GUIDE[start:end if end != -1 else None]
 
 
-def test_the_guide_copies_four_files_of_the_second_shop():
+def test_the_guide_copies_four_files_of_the_second_shop_and_two_of_the_oscar_shop():
     assert [path for path, _ in COPIES] == [
         "tests/second_shop/store/agents.py",
+        "tests/oscar_shop/kiln_site/urls.py",
+        "tests/oscar_shop/kiln_apps/partner/strategy.py",
         "tests/second_shop/store/capabilities.py",
         "tests/second_shop/store/migrations/0002_availability_capability.py",
         "tests/second_shop/store/tests/test_guide_example.py",
@@ -54,3 +57,15 @@ def test_the_checks_table_lists_every_check_the_app_defines():
 
 def test_the_readme_links_the_guide():
     assert "[docs/integration.md](docs/integration.md)" in (ROOT / "README.md").read_text()
+
+
+def test_the_oscar_path_documents_every_setting_and_check_of_the_oscar_integration():
+    oscar_path = section("The Oscar path")
+    documented = re.findall(r"^\| `([A-Z_]+)` \|", oscar_path, flags=re.MULTILINE)
+    assert documented == list(oscar_conf.DEFAULTS)
+    for key, default in oscar_conf.DEFAULTS.items():
+        assert f"| `{key}` | `{default!r}`".replace("'", '"') in oscar_path
+    source = (ROOT / "agents_protocol" / "contrib" / "oscar" / "checks.py").read_text()
+    defined = set(re.findall(r'id="(agents_protocol_oscar\.[EW]\d{3})"', source))
+    assert defined == {"agents_protocol_oscar.E001", "agents_protocol_oscar.E002"}
+    assert defined == set(re.findall(r"`(agents_protocol_oscar\.[EW]\d{3})`", oscar_path))

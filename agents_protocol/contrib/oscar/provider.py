@@ -9,7 +9,6 @@ order.status reads the order Oscar placed for it. Subclass it to change one part
 """
 from django.conf import settings
 from django.core.mail import EmailMessage
-from django.db import transaction
 from django.urls import reverse
 
 from agents_protocol.contrib.oscar import baskets, catalogue, handoffs
@@ -21,9 +20,8 @@ from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopPr
 
 
 class OscarProvider(ShopProvider):
-    # Each change opens its own transaction: the basket's row is locked in it before the stock
-    # is checked, and the call's audit event is appended in it (context.record_change()).
-    atomic_changes = False
+    """Changes run in the transaction the app opens around them (ShopProvider.atomic_changes),
+    which holds the lock on the session's basket row from the stock check to the commit."""
 
     def search(self, context: CallContext, *, query, page, limit):
         return self.page_of(context, catalogue.search(query), page, limit)
@@ -52,30 +50,22 @@ class OscarProvider(ShopProvider):
         return detail
 
     def cart_add(self, context: CallContext, *, item_id, quantity):
-        with transaction.atomic():
-            in_cart = baskets.set_quantity(context.session, item_id, quantity, add=True)
-            context.record_change()
+        in_cart = baskets.set_quantity(context.session, item_id, quantity, add=True)
         return self.line_change(context, item_id, in_cart)
 
     def cart_view(self, context: CallContext):
         return baskets.contents(baskets.open_basket(context.session))
 
     def cart_update(self, context: CallContext, *, item_id, quantity):
-        with transaction.atomic():
-            in_cart = baskets.set_quantity(context.session, item_id, quantity, add=False)
-            context.record_change()
+        in_cart = baskets.set_quantity(context.session, item_id, quantity, add=False)
         return self.line_change(context, item_id, in_cart, removed=in_cart == 0)
 
     def cart_remove(self, context: CallContext, *, item_id):
-        with transaction.atomic():
-            baskets.remove(context.session, item_id)
-            context.record_change()
+        baskets.remove(context.session, item_id)
         return self.line_change(context, item_id, 0, removed=True)
 
     def checkout(self, context: CallContext):
-        with transaction.atomic():
-            link, token = handoffs.hand_off(context.session)
-            context.record_change()
+        link, token = handoffs.hand_off(context.session)
         url = context.absolute_url(reverse("agents_protocol_oscar:checkout-link", kwargs={"token": token}))
         # Oscar creates the order when the human places it: the app gives the agent an order_id
         # for this reference, which the receiver of Oscar's order_placed resolves (handoffs.py).
