@@ -242,6 +242,16 @@ def test_notifications_and_responses_are_accepted_with_202_and_no_body(shop):
         assert (answer.status_code, answer.content) == (202, b""), answer.text
 
 
+def test_a_malformed_notification_is_400_and_an_unknown_one_is_accepted(shop):
+    url = f"{shop}/mcp"
+    session_id = open_session(url)
+    malformed = post(url, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": {}}},
+                     session_id)
+    assert malformed.status_code == 400 and malformed.json()["error"]["data"]["code"] == "invalid_request"
+    unknown = post(url, {"jsonrpc": "2.0", "method": "notifications/acme/whatever"}, session_id)
+    assert unknown.status_code == 202
+
+
 def test_get_is_405_as_no_stream_is_offered(shop):
     url = f"{shop}/mcp"
     answer = requests.get(url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": open_session(url)},

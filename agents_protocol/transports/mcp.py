@@ -95,6 +95,8 @@ class McpView(AgentView):
         check_accept(request)
         self.protocol_version = requested_version(request)
         message = read_message(request.data)
+        if isinstance(message, types.JSONRPCNotification):
+            check_notification(message, self.protocol_version)
         if not isinstance(message, types.JSONRPCRequest):
             return  # a notification or a response: 202 once the session is known
         self.rpc_id, self.rpc_method = message.id, message.method
@@ -227,6 +229,18 @@ def read_message(payload):
     except ValidationError:
         raise McpError(types.INVALID_REQUEST, "The body is not a JSON-RPC 2.0 message.", "invalid_request",
                        400, 400) from None
+
+
+def check_notification(message, version):
+    """A notification the revision defines must be well formed (400); any other is accepted, as
+    JSON-RPC lets a receiver ignore what it does not know."""
+    try:
+        methods.parse_client_notification(message.method, version, message.params)
+    except KeyError:
+        return
+    except ValidationError:
+        raise McpError(types.INVALID_REQUEST, f"The {message.method} notification is not well formed.",
+                       "invalid_request", 400, 400) from None
 
 
 def initialize_params(message):
