@@ -204,6 +204,9 @@ SHOP_CURRENCY = "USD"
 CART_MAX_QUANTITY = int(os.environ.get("CART_MAX_QUANTITY", "20"))
 CATALOG_PAGE_SIZE = 12
 CHECKOUT_TTL_SECONDS = int(os.environ.get("CHECKOUT_TTL_SECONDS", "1800"))
+# What `manage.py shop_prune` keeps (docs/deploy.md, "Upkeep"): closed orders and contact messages.
+ORDER_RETENTION_DAYS = int(os.environ.get("ORDER_RETENTION_DAYS", "90"))
+CONTACT_RETENTION_DAYS = int(os.environ.get("CONTACT_RETENTION_DAYS", "90"))
 # How many products the searches, browse pages and product reads each worker keeps while the
 # catalog is unchanged hold between them (catalog/read_cache.py); 0 turns the cache off.
 CATALOG_READ_CACHE_SIZE = int(os.environ.get("CATALOG_READ_CACHE_SIZE", "10000"))

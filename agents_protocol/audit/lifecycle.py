@@ -1,6 +1,8 @@
 """Ending sessions for audit: sealing expired ones, rotating the key, pruning old artifacts."""
 from datetime import timedelta
 
+from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 from nacl.signing import SigningKey as NaclSigningKey
 
@@ -9,12 +11,7 @@ from agents_protocol.audit.keys import key_id, public_key_b64
 from agents_protocol.audit.signing import current_key_record, replace_key_file
 from agents_protocol.core.conf import get_setting
 from agents_protocol.core.config import bump_revision
-from agents_protocol.core.models import (
-    AgentSession,
-    AuditArtifact,
-    AuditEvent,
-    SigningKey,
-)
+from agents_protocol.core.models import AgentSession, SigningKey
 
 
 def seal_expired(now=None):
@@ -49,10 +46,40 @@ def rotate_key():
 
 
 def prune(now=None):
-    """Delete sealed trails older than the retention period; returns how many sessions were pruned."""
+    """Delete the sessions that ended more than AUDIT_RETENTION_DAYS ago, with everything that
+    is theirs (audit events, sealed artifact, handoffs; the shop's rows that cascade with them);
+    returns how many.
+
+    A session the shop still holds on to (a row that protects it, such as an order it keeps
+    longer) stays, with its trail, until the shop's own retention lets it go.
+    """
     cutoff = (now or timezone.now()) - timedelta(days=get_setting("AUDIT_RETENTION_DAYS"))
-    old = AgentSession.objects.filter(ended_at__lt=cutoff, audit_artifact__isnull=False)
-    ids = list(old.values_list("pk", flat=True))
-    AuditEvent.objects.filter(session_id__in=ids).delete()
-    AuditArtifact.objects.filter(session_id__in=ids).delete()
-    return len(ids)
+    ended = list(AgentSession.objects.filter(ended_at__lt=cutoff).order_by("pk").values_list("pk", flat=True))
+    pruned = 0
+    for batch in _batches(ended, PRUNE_BATCH):
+        pruned += _delete_sessions(batch)
+    return pruned
+
+
+PRUNE_BATCH = 500
+
+
+def _batches(ids, size):
+    batch = []
+    for pk in ids:
+        batch.append(pk)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _delete_sessions(ids):
+    """Delete these sessions; when the shop protects some of them, every other one."""
+    try:
+        with transaction.atomic():
+            AgentSession.objects.filter(pk__in=ids).delete()
+        return len(ids)
+    except ProtectedError:
+        return sum(_delete_sessions([pk]) for pk in ids) if len(ids) > 1 else 0

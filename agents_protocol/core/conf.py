@@ -15,7 +15,7 @@ MAX_HEADER_BYTES    largest header block of a request to an agent path, each fie
 SIGNING_KEY         base64 of a 32-byte Ed25519 seed for audit signatures (e.g. from a secret store).
 SIGNING_KEY_FILE    where to keep the seed when SIGNING_KEY is unset: created once with mode 0600,
                     replaced by `manage.py agents_keys rotate`. One of the two is needed for audit.
-AUDIT_RETENTION_DAYS  sealed artifacts older than this are removed by `agents_audit prune` (then 404).
+AUDIT_RETENTION_DAYS  sessions ended longer ago are deleted with their trails by `agents_prune` (then 404).
 TRUSTED_PROXY_COUNT how many reverse proxies in front of the site append to X-Forwarded-For.
                     0 (default) ignores the header: the client address is REMOTE_ADDR, which a
                     client cannot forge. With n, it is the n-th entry from the right.

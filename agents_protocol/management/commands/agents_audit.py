@@ -21,13 +21,13 @@ class Command(BaseCommand):
         checker.add_argument("--public-key", help="Base64 Ed25519 public key (as in agents.json audit.public_key).")
         checker.add_argument("--token", help="Session token, when fetching an artifact from its URL.")
         actions.add_parser("seal-expired", help="End and seal every session past its deadline.")
-        actions.add_parser("prune", help="Delete sealed trails older than AUDIT_RETENTION_DAYS.")
+        actions.add_parser("prune", help="Delete sessions that ended more than AUDIT_RETENTION_DAYS ago, with their trails.")
 
     def handle(self, *args, action, **options):
         if action == "seal-expired":
             self.stdout.write(f"Sealed {seal_expired()} expired sessions.")
         elif action == "prune":
-            self.stdout.write(f"Pruned the audit trails of {prune()} sessions.")
+            self.stdout.write(f"Pruned {prune()} sessions and their audit trails.")
         else:
             self.verify(options["source"], options["public_key"], options["token"])
 
