@@ -35,7 +35,7 @@ def lookup(item):
     """The filter that finds a product by the id agents know it by; None for an id that cannot be one."""
     if get_setting("ITEM_ID") == "upc":
         return Q(upc=item) if item else None
-    return Q(pk=int(item)) if item.isdigit() else None
+    return Q(pk=int(item)) if item.isascii() and item.isdigit() and len(item) <= 18 else None  # fits a bigint
 
 
 def find_product(item):
@@ -93,17 +93,19 @@ def price_of(info):
 
 
 def stock_of(info):
-    return getattr(info.availability, "num_available", None)
+    """{"stock": how many can be bought}, or nothing when the strategy does not count stock."""
+    available = getattr(info.availability, "num_available", None)
+    return {} if available is None else {"stock": max(available, 0)}
+
+
+def attributes(product):
+    return {value.attribute.code: value.value_as_text for value in product.get_attribute_values()}
 
 
 def variants(product, pricing):
     return [
-        {
-            "id": item_id(child),
-            "name": child.get_title(),
-            "attributes": {value.attribute.code: value.value_as_text for value in child.get_attribute_values()},
-            **offer(purchase_info(child, pricing)),
-        }
+        {"id": item_id(child), "name": child.get_title(), "attributes": attributes(child),
+         **offer(purchase_info(child, pricing))}
         for child in product.get_public_children().order_by("pk")
     ]
 
@@ -113,5 +115,5 @@ def offer(info):
         "price": price_of(info),
         "currency": info.price.currency if info.price.exists else None,
         "in_stock": info.availability.is_available_to_buy,
-        "stock": stock_of(info),
+        **stock_of(info),
     }

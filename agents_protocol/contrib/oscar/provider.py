@@ -44,9 +44,10 @@ class OscarProvider(ShopProvider):
         pricing = catalogue.strategy()
         detail = {**self.item_summary(context, product, pricing), "description": product.description}
         if product.is_parent:
-            detail["variants"] = catalogue.variants(product, pricing)
-        else:
-            detail["stock"] = catalogue.stock_of(catalogue.purchase_info(product, pricing))
+            return {**detail, "variants": catalogue.variants(product, pricing)}
+        detail.update(catalogue.stock_of(catalogue.purchase_info(product, pricing)))
+        if product.is_child:
+            detail.update(variant_of=catalogue.item_id(product.parent), attributes=catalogue.attributes(product))
         return detail
 
     def cart_add(self, context: CallContext, *, item_id, quantity):

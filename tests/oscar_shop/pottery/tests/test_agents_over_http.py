@@ -48,6 +48,8 @@ class CatalogueTests(ShopTestCase):
         agent = self.new_agent()
         variant = agent.call("detail", id="MUG-CEL-L").data()
         self.assertEqual((variant["name"], variant["price"], variant["stock"]), ("Celadon mug, Large", 18.0, 4))
+        self.assertEqual((variant["variant_of"], variant["attributes"]), ("MUG-CEL", {"size": "Large"}))
+        self.assertNotIn("variant_of", agent.call("detail", id="BOWL-TEN").data())
         agent.call("detail", id="NO-SUCH").error(404, "unknown_item")
 
     @override_settings(AGENTS_PROTOCOL_OSCAR={"ITEM_ID": "pk"})
@@ -59,6 +61,17 @@ class CatalogueTests(ShopTestCase):
         agent.call("detail", id="BOWL-TEN").error(404, "unknown_item")
         added = agent.call("cart.add", item_id=str(self.products["small_mug"].pk), quantity=2).data()
         self.assertEqual(added["cart"]["items"][0]["id"], str(self.products["small_mug"].pk))
+
+
+    def test_ids_that_name_no_product_are_unknown_items_by_upc_and_by_primary_key(self):
+        agent = self.new_agent()
+        odd_ids = ["²", "٣", "9" * 30, "-1", "' OR 1=1 --", "x" * 200, "\u202eMUG-CEL"]
+        for item_id_setting in ("upc", "pk"):
+            with self.subTest(ITEM_ID=item_id_setting), override_settings(AGENTS_PROTOCOL_OSCAR={"ITEM_ID": item_id_setting}):
+                for odd in odd_ids:
+                    agent.call("detail", id=odd).error(404, "unknown_item")
+                    agent.call("cart.add", item_id=odd, quantity=1).error(404, "unknown_item")
+        self.assertEqual(agent.call("cart.view").data()["cart_size"], 0)
 
 
 class CartTests(ShopTestCase):
