@@ -110,6 +110,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), then try again |
 | 400 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add at least one item first |
 | 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart | check out this cart first, then buy the item in a new session |
+| 400 | `variant_required` | *(shop)* `cart.add` of an item that is sold only as one of its variants (its `detail` lists them) | call `detail` and add one of its `variants` by its id |
 | 401 | `session_required` | the capability needs a session and no token was sent (also the audit endpoint without the session's token) | create a session (POST the session endpoint) and send its token as `Authorization: Bearer <token>` |
 | 401 | `session_invalid` | the token is no session's | create a new session |
 | 401 | `session_expired` | the session's `ttl_seconds` have passed (a hard deadline from creation) | create a new session; the old one's audit trail can be fetched |
