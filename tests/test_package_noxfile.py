@@ -54,3 +54,12 @@ def test_a_missing_python_fails_the_session_instead_of_skipping_it(tmp_path):
     )
     assert run.returncode == 1, run.stderr
     assert "Python interpreter python3.12 not found" in run.stderr
+
+
+def test_the_oscar_session_runs_with_the_others_and_takes_oscar_and_playwright_from_the_dev_pins():
+    assert nox.options.sessions == ["package-django52", "package-django6", "package-oscar"]
+    dev = (ROOT / "requirements-dev.txt").read_text().splitlines()
+    pins = noxfile.dev_pins("django-oscar", "sorl-thumbnail", "playwright")
+    assert sorted(pin.split("==")[0] for pin in pins) == ["django-oscar", "playwright", "sorl-thumbnail"]
+    assert set(pins) <= set(dev) and all("==" in pin for pin in pins)
+    assert f"Django=={noxfile.DJANGO_52}" in (ROOT / "requirements.txt").read_text().splitlines()
