@@ -59,3 +59,12 @@ def test_the_site_reaching_into_the_pipeline_is_refused(tmp_path):
 
 def test_the_acme_provider_implements_every_protocol_method_with_its_signature():
     assert_implements_provider(AcmeProvider)
+
+
+def test_the_app_importing_its_oscar_integration_is_refused(tmp_path):
+    """contrib is the top layer: a shop without the [oscar] extra never loads Oscar."""
+    tree = copy_of_the_tree(tmp_path)
+    plant(tree, "agents_protocol.checks", "import agents_protocol.contrib.oscar.provider")
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "agents_protocol.checks -> agents_protocol.contrib.oscar.provider" in result.stdout
