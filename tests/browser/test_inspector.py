@@ -107,7 +107,8 @@ def test_the_genuine_trail_verifies_in_the_browser_and_downloads(shop, watched_p
     watched_page.get_by_role("button", name="Verify").click()
     expect(watched_page.locator("#verdict")).to_contain_text("Valid:")
     expect(watched_page.locator("#verdict")).to_have_class("valid")
-    expect(watched_page.locator("#checks li")).to_contain_text(["shape ✓"])
+    expect(watched_page.locator("#checks li")).to_contain_text(
+        ["shape ✓", "events 1 to 4: seq, hash, link, time ✓", "root_hash ✓", "published key ✓"])
     assert watched_page.locator("#checks li").last.inner_text() == "signature ✓"
 
     with watched_page.expect_download() as download_info:
