@@ -32,13 +32,15 @@ class CallBuffer:
         self.calls = []
         self.oldest = None  # time.monotonic() of the first call kept
         self.last_prune = None
-        self.load_settings()
+        self.forget_settings()
 
-    def load_settings(self):
-        self.size = get_setting("ACTIVITY_BUFFER_SIZE")
-        self.max_age = get_setting("ACTIVITY_FLUSH_SECONDS")
+    def forget_settings(self):
+        """Read the settings again at the next call (not now: they may be invalid, which check E004 reports)."""
+        self.size = self.max_age = None
 
     def add(self, capability, session, status, code, duration_us):
+        if self.size is None:
+            self.size, self.max_age = get_setting("ACTIVITY_BUFFER_SIZE"), get_setting("ACTIVITY_FLUSH_SECONDS")
         if self.size <= 0:
             return
         agent = (session.agent_name, session.agent_version) if session is not None else ("", "")
@@ -112,7 +114,7 @@ atexit.register(calls.flush)
 
 def _reload(setting, **kwargs):
     if setting == "AGENTS_PROTOCOL":
-        calls.load_settings()
+        calls.forget_settings()
 
 
 setting_changed.connect(_reload)
