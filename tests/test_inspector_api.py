@@ -15,7 +15,7 @@ from agents_protocol.audit import verify
 from agents_protocol.models import AgentSession, AuditEvent, RateLimitConfig
 from tests.api_client import API, AgentClient, assert_error, ok_data
 from tests.factories import make_product
-from tests.test_interop_mcp import initialize_message, post
+from tests.test_interop_mcp import initialize_message, post, rpc
 
 INSPECT = "/.well-known/agents/inspect/"
 TIMEOUT = 10
@@ -75,10 +75,18 @@ def test_mcp_initialize_answers_the_inspect_url_in_its_results_meta(shop):
     assert secret_of(meta["inspect_url"]) != answer.headers["Mcp-Session-Id"]
     assert "inspect_url" in answer.json()["result"]["instructions"]
 
+    session_id = answer.headers["Mcp-Session-Id"]
+    post(f"{shop}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "mug"}}), session_id)
+    refused = post(f"{shop}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "no-such"}}),
+                   session_id).json()["result"]["structuredContent"]
+
     watched = state_data(meta["inspect_url"])
     assert watched["session"]["session_id"] == meta["session_id"]
     assert watched["session"]["agent_name"] == "mcp-inspected"
-    assert [call["capability"] for call in watched["calls"]] == ["session.create"]
+    assert [(c["capability"], c["error_code"]) for c in watched["calls"]] == [
+        ("session.create", None), ("cart.add", None), ("cart.add", refused["code"])]
+    assert watched["calls"][2]["hint"] == refused["error"]
+    assert [item["item_id"] for item in watched["cart"]["data"]["items"]] == ["mug"]
 
 
 def test_every_call_appears_in_order_with_its_outcome_and_the_sentence_the_agent_was_told(shop):
