@@ -91,10 +91,16 @@ def test_an_unknown_secret_is_a_404(shop, page):
     assert response.status == 404
 
 
+# Non-ASCII, an emoji (a surrogate pair in JavaScript), quotes, a backslash and markup: the page's
+# RFC 8785 writer must hash it as Python's rfc8785 did, and show it as text.
+AWKWARD_QUERY = 'Çeladon “mug” \\ 🏺 <b>bold</b> "quoted"'
+
+
 def end_and_open_trail(shop, page):
     client, created = start(shop, "sealed-agent")
     client.add_to_cart("mug", 1)
     client.post(f"{API}/contact", {"name": "Ada", "email": "ada@example.com", "message": "Hello"})
+    client.get(f"{API}/search", {"q": AWKWARD_QUERY})
     page.goto(created["inspect_url"])
     ok_data(client.delete(f"{API}/session"))
     expect(page.locator("#trail")).to_be_visible()
@@ -108,7 +114,9 @@ def test_the_genuine_trail_verifies_in_the_browser_and_downloads(shop, watched_p
     expect(watched_page.locator("#verdict")).to_contain_text("Valid:")
     expect(watched_page.locator("#verdict")).to_have_class("valid")
     expect(watched_page.locator("#checks li")).to_contain_text(
-        ["shape ✓", "events 1 to 4: seq, hash, link, time ✓", "root_hash ✓", "published key ✓"])
+        ["shape ✓", "events 1 to 5: seq, hash, link, time ✓", "root_hash ✓", "published key ✓"])
+    expect(rows(watched_page).nth(3).locator(".params")).to_contain_text(json.dumps(AWKWARD_QUERY, ensure_ascii=False))
+    assert watched_page.locator("#calls b").count() == 0
     assert watched_page.locator("#checks li").last.inner_text() == "signature ✓"
 
     with watched_page.expect_download() as download_info:
