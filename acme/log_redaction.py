@@ -1,10 +1,11 @@
-"""Keep checkout links' tokens out of the logs.
+"""Keep the secrets of checkout links and session inspectors out of the logs.
 
-A checkout link (`/checkout/<token>/`) is the only way to the human's review page, and the
-database keeps only the token's SHA-256. Its path would otherwise reach three logs: gunicorn's
-access log (request line, referer), gunicorn's debug log, and Django's warnings about refused
-requests ("Forbidden (CSRF cookie not set.): /checkout/…/"). Session tokens travel in headers,
-which no log here writes.
+A checkout link (`/checkout/<token>/`) is the only way to the human's review page, and an
+inspect_url (`/.well-known/agents/inspect/<secret>`, polled every second) the only way to a
+session's inspector; the database keeps only their SHA-256. Their paths would otherwise reach
+three logs: gunicorn's access log (request line, referer), gunicorn's debug log, and Django's
+warnings about refused requests ("Forbidden (CSRF cookie not set.): /checkout/…/", "Not Found:
+…"). Session tokens travel in headers, which no log here writes.
 
 `RedactSecrets` filters Django's log handler (settings.LOGGING); `GunicornLogger` is gunicorn's
 `logger_class` (deploy/gunicorn.conf.py).
@@ -14,17 +15,17 @@ import re
 
 from gunicorn import glogging
 
-CHECKOUT_TOKEN = re.compile(r"(/checkout/)[A-Za-z0-9_-]{20,}")
+SECRET_IN_PATH = re.compile(r"(/checkout/)[A-Za-z0-9_-]{20,}|(/\.well-known/agents/inspect/)[^/?#\s\"]+")
 
 
 def redact(text):
-    return CHECKOUT_TOKEN.sub(r"\1[redacted]", text)
+    return SECRET_IN_PATH.sub(lambda found: f"{found[1] or found[2]}[redacted]", text)
 
 
 class RedactSecrets(logging.Filter):
     def filter(self, record):
         message = record.getMessage()
-        if CHECKOUT_TOKEN.search(message):
+        if SECRET_IN_PATH.search(message):
             record.msg, record.args = redact(message), ()
         return True
 

@@ -1,7 +1,7 @@
-"""No secret reaches a log: a whole agent session and its human checkout run through gunicorn
-(the shipped deploy/gunicorn.conf.py) with access logs and debug logging to files, Django's
-logging at DEBUG captured too; neither the session token nor the checkout link's token appears
-in them, refusals (401, 403, 404) included."""
+"""No secret reaches a log: a whole agent session, its inspector and its human checkout run through
+gunicorn (the shipped deploy/gunicorn.conf.py) with access logs and debug logging to files,
+Django's logging at DEBUG captured too; neither the session token, the inspector's secret nor the
+checkout link's token appears in them, refusals (401, 403, 404) included."""
 import subprocess
 import sys
 
@@ -40,7 +40,10 @@ def logged_site(tmp_path):
 def run_a_session(url):
     """Everything an agent and its human do, refusals included; returns the secrets it used."""
     agent = AgentClient(url)
-    token = agent.start_session(agent_name="log-test")["session_token"]
+    created = agent.start_session(agent_name="log-test")
+    token, inspect_url = created["session_token"], created["inspect_url"]
+    assert requests.get(inspect_url, timeout=10).status_code == 200
+    ok_data(requests.get(f"{inspect_url}/state", timeout=10))
     for header in ("X-Session-Token", "X-Agent-Session"):
         ok_data(requests.get(f"{url}{API}/cart/view", headers={header: token}, timeout=10))
     agent.add_to_cart("mug-celadon", 1)
@@ -52,9 +55,12 @@ def run_a_session(url):
     ok_data(agent.get(f"{API}/order/status"))
     audit_url = ok_data(agent.delete(SESSION_PATH))["audit_url"]
     ok_data(requests.get(audit_url, headers={"Authorization": f"Bearer {token}"}, timeout=10))
+    assert requests.get(f"{inspect_url}/artifact", timeout=10).status_code == 200
+    assert requests.get(f"{inspect_url}x/state", timeout=10).status_code == 404
     assert requests.get(f"{url}{API}/cart/view", headers={"Authorization": f"Bearer {token}"},
                         timeout=10).status_code == 401
-    return {"session token": token, "checkout token": checkout_url.rstrip("/").rsplit("/", 1)[1]}
+    return {"session token": token, "checkout token": checkout_url.rstrip("/").rsplit("/", 1)[1],
+            "inspector secret": inspect_url.rsplit("/", 1)[1]}
 
 
 def test_neither_the_session_token_nor_the_checkout_token_is_logged(logged_site):
@@ -67,6 +73,8 @@ def test_neither_the_session_token_nor_the_checkout_token_is_logged(logged_site)
     assert f"{API}/cart/add" in access and "Unauthorized" in errors
     assert '"POST /checkout/[redacted]/ HTTP/1.1" 403' in access
     assert "Forbidden (CSRF cookie not set.): /checkout/[redacted]/" in errors
+    assert '"GET /.well-known/agents/inspect/[redacted]/state HTTP/1.1" 200' in access
+    assert "Not Found: /.well-known/agents/inspect/[redacted]/state" in errors
     for name, secret in secrets_used.items():
         assert secret not in access, f"{name} in the access log"
         assert secret not in errors, f"{name} in the error log"
