@@ -49,12 +49,16 @@ def find_product(item):
     return found
 
 
+def nameable(products):
+    """The products agents can name: with ITEM_ID "upc", those that have a UPC."""
+    if get_setting("ITEM_ID") == "upc":
+        return products.exclude(upc=None).exclude(upc="")
+    return products
+
+
 def browsable():
     """What agents search and browse: Oscar's browsable products (standalone and parents)."""
-    products = Product.objects.browsable()
-    if get_setting("ITEM_ID") == "upc":
-        products = products.exclude(Q(upc=None) | Q(upc=""), structure=Product.STANDALONE)
-    return products
+    return nameable(Product.objects.browsable())
 
 
 def search(query):
@@ -106,7 +110,7 @@ def variants(product, pricing):
     return [
         {"id": item_id(child), "name": child.get_title(), "attributes": attributes(child),
          **offer(purchase_info(child, pricing))}
-        for child in product.get_public_children().order_by("pk")
+        for child in nameable(product.get_public_children()).order_by("pk")
     ]
 
 

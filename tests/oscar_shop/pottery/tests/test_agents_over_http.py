@@ -9,6 +9,9 @@ from agents_protocol.contrib.oscar.models import AgentBasket
 from pottery.tests.helpers import ShopTestCase, open_page
 
 Basket = get_model("basket", "Basket")
+Partner = get_model("partner", "Partner")
+Product = get_model("catalogue", "Product")
+StockRecord = get_model("partner", "StockRecord")
 
 
 class CatalogueTests(ShopTestCase):
@@ -72,6 +75,23 @@ class CatalogueTests(ShopTestCase):
                     agent.call("detail", id=odd).error(404, "unknown_item")
                     agent.call("cart.add", item_id=odd, quantity=1).error(404, "unknown_item")
         self.assertEqual(agent.call("cart.view").data()["cart_size"], 0)
+
+
+    def test_with_upc_ids_products_and_variants_without_a_upc_are_out_of_reach(self):
+        partner = Partner.objects.get()
+        jug = Product.objects.create(product_class=self.products["bowl"].product_class, title="Unmarked jug")
+        tall = Product.objects.create(structure=Product.CHILD, parent=self.products["mug"], title="Celadon mug, Tall")
+        for product in (jug, tall):
+            StockRecord.objects.create(product=product, partner=partner, partner_sku=product.title,
+                                       price=Decimal("9.00"), price_currency="GBP", num_in_stock=3)
+        agent = self.new_agent()
+        self.assertEqual(agent.call("search", q="jug").data()["results"], [])
+        self.assertEqual([v["id"] for v in agent.call("detail", id="MUG-CEL").data()["variants"]],
+                         ["MUG-CEL-S", "MUG-CEL-L"])
+        with override_settings(AGENTS_PROTOCOL_OSCAR={"ITEM_ID": "pk"}):
+            self.assertEqual([r["id"] for r in agent.call("search", q="jug").data()["results"]], [str(jug.pk)])
+            variants = agent.call("detail", id=str(self.products["mug"].pk)).data()["variants"]
+            self.assertEqual(variants[-1]["id"], str(tall.pk))
 
 
 class CartTests(ShopTestCase):
