@@ -101,6 +101,7 @@ DEFAULT_CONFIG = {
     "session": {"create": f"{API}/session", "delete": f"{API}/session", "ttl_seconds": 1800},
     "rate_limit": {"requests_per_minute": 60, "max_sessions": 5},
     "audit": {"enabled": True, "endpoint": f"{API}/audit/:session_id"},
+    "mcp": {"enabled": True, "endpoint": "/mcp"},
     "capabilities": DEFAULT_CAPABILITIES,
     "flows": [
         {
