@@ -5,6 +5,7 @@ import urllib.request
 
 from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.testing import StaticLiveServerTestCase
+from django.db import connections
 from django.test import LiveServerTestCase
 from playwright.sync_api import expect, sync_playwright
 
@@ -55,6 +56,7 @@ class BrowserTestCase(ShopTestCase, StaticLiveServerTestCase):
         self.page.set_default_timeout(15_000)
 
     def tearDown(self):
+        connections.close_all()  # the connection the test opened in the loop's context
         self.browser.close()
         self.playwright.stop()
         del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
