@@ -1,16 +1,21 @@
 """`make bench`: the site under gunicorn, driven with wrk on loopback, compared with a floor.
 
-    bench/run [--duration 5] [--rounds 3] [--sustained 60] [--no-scale-out]
+    bench/run [--duration 5] [--rounds 3] [--catalogs 1000 10000 100000] [--sustained 60] [--no-scale-out]
+              [--no-peer]
 
 The embedded default (SQLite, diskcache) is served by deploy/gunicorn.conf.py with one sync
 worker per core, BENCH_FLOOR=1, limits raised so nothing is refused, audit on. The catalog
 grows 1k → 10k → 100k products (bench/synthetic_catalog.py); each phase runs its cases in
 rounds, every run of a case between two runs of the floor (a constant JSON answer through the
 full middleware stack), and a case's ratio is the median over the rounds of its requests/s
-over the mean of the two floors around it. Then
-search and cart.add each run for --sustained seconds from one client. With PostgreSQL and
-Redis installed the same phases run again in the scale-out shape. Results: a table on stdout
-and bench/results/latest.json. docs/performance.md explains the numbers.
+over the mean of the two floors around it. The reference SDK (bench/peer.py) serves the same
+catalog beside it: the cases it has run on both, one right after the other (the order
+alternating by round), and a case's × peer is the median over the rounds of our 2xx answers
+per second over the peer's. Then search and cart.add each run for --sustained seconds from one
+client, on our site and on the peer. With PostgreSQL and Redis installed the same phases run
+again in the scale-out shape. A case answering more than 1% other than 2xx, on either side,
+fails the run. Results: tables on stdout and bench/results/latest.json. docs/performance.md
+explains the numbers.
 """
 import argparse
 import copy
@@ -29,6 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from acme.embedded.cache_dir import default_cache_dir
+from bench import peer as reference_sdk
 from bench import services
 from bench.synthetic_catalog import SEARCH_TERM
 
@@ -52,6 +58,12 @@ TARGETS = {"agents.json": 0.9, "agents.txt": 0.9, "detail": 0.7, "search@100k": 
            "cart.add": 0.3, "mcp.detail": 0.5}  # mcp.detail: issue #19
 SEARCH_P99_MS = 25
 SUSTAINED_TOLERANCE = 0.10
+# A case whose answers are more than this share other than 2xx (or socket errors) is no
+# measurement: the run fails, whichever side answered them.
+ERROR_SHARE_LIMIT = 0.01
+# Cases the reference SDK has too (bench-server.js); the others it lacks (floor, MCP, a
+# browse deep in the catalog it answers by slicing, cart.view) or, uncached, has nothing to skip.
+PEER_CASES = ["agents.json", "agents.txt", "detail", "search", "cart.add", "purchase_flow"]
 WINDOW_SECONDS = 10
 ONE_CLIENT = ["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"]
 
@@ -128,26 +140,6 @@ class Site:
             self.process.wait(timeout=30)
         self.log.close()
 
-    def call(self, method, path, body=None, token=None):
-        headers = {"Content-Type": "application/json"}
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method, headers=headers)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-
-    def make_sessions(self, path):
-        """SESSIONS sessions, each with a cart of the CART_ITEMS; their tokens, one a line, in `path`."""
-        tokens = []
-        for _ in range(SESSIONS):
-            _, created = self.call("POST", f"{API}/session", {"agent_name": "bench"})
-            token = created["data"]["session_token"]
-            for item in CART_ITEMS:
-                self.call("POST", f"{API}/cart/add", {"item_id": item, "quantity": 1}, token)
-            tokens.append(token)
-        path.write_text("\n".join(tokens) + "\n")
-
     def make_mcp_sessions(self, path):
         """MCP_SESSIONS sessions opened with initialize; their Mcp-Session-Ids, one a line, in `path`."""
         message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -159,6 +151,29 @@ class Site:
             with urllib.request.urlopen(request, timeout=30) as response:
                 session_ids.append(response.headers["Mcp-Session-Id"])
         path.write_text("\n".join(session_ids) + "\n")
+
+
+def call(server, method, path, body=None, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"{server.url}{path}", data=data, method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, json.loads(response.read() or b"null")
+
+
+def make_sessions(server, path):
+    """SESSIONS sessions on `server` (our site or the peer), each with a cart of the CART_ITEMS;
+    their tokens, one a line, in `path`."""
+    tokens = []
+    for _ in range(SESSIONS):
+        _, created = call(server, "POST", f"{API}/session", {"agent_name": "bench"})
+        token = created["data"]["session_token"]
+        for item in CART_ITEMS:
+            call(server, "POST", f"{API}/cart/add", {"item_id": item, "quantity": 1}, token)
+        tokens.append(token)
+    path.write_text("\n".join(tokens) + "\n")
 
 
 def cases(tokens_file, mcp_sessions_file):
@@ -179,21 +194,21 @@ def cases(tokens_file, mcp_sessions_file):
     }
 
 
-def wrk(site, spec, seconds, client=WRK):
-    (run,) = wrk_together(site, [spec], seconds, client)
+def wrk(server, spec, seconds, client=WRK):
+    (run,) = wrk_together([(server, spec)], seconds, client)
     return run
 
 
-def wrk_together(site, specs, seconds, client=WRK):
-    """One wrk per spec, all running at once for `seconds`; their results in the same order."""
-    processes = [subprocess.Popen(wrk_command(site, spec, seconds, client), cwd=ROOT, text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for spec in specs]
+def wrk_together(targets, seconds, client=WRK):
+    """One wrk per (server, spec), all running at once for `seconds`; their results in the same order."""
+    processes = [subprocess.Popen(wrk_command(server, spec, seconds, client), cwd=ROOT, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for server, spec in targets]
     return [wrk_result(process, seconds) for process in processes]
 
 
-def wrk_command(site, spec, seconds, client):
+def wrk_command(server, spec, seconds, client):
     script, path, *args = spec
-    command = [*client, "--duration", f"{seconds}s", "--script", f"bench/wrk/{script}", f"{site.url}{path}"]
+    command = [*client, "--duration", f"{seconds}s", "--script", f"bench/wrk/{script}", f"{server.url}{path}"]
     return command + ["--", *args] if args else command
 
 
@@ -203,66 +218,123 @@ def wrk_result(process, seconds):
     if process.returncode != 0 or line is None:
         raise RuntimeError(f"wrk failed:\n{stdout}\n{stderr}")
     run = json.loads(line[len("BENCH "):])
-    run["rps"] = run["requests"] / (run["duration_us"] / 1e6)
+    # wrk counts 4xx and 5xx itself; a script with a response callback counts every non-2xx, those included.
+    run["failed"] = max(run["status_errors"], run["non_2xx"])
+    elapsed = run["duration_us"] / 1e6
+    run["rps"] = run["requests"] / elapsed
+    run["ok_rps"] = (run["requests"] - run["failed"]) / elapsed
     return run
 
 
-def probe(site, spec):
+def probe(server, spec):
     """One request of a plain GET case must answer 2xx (wrk itself only counts 4xx and 5xx)."""
     script, path, *_ = spec
     if script == "get.lua":
-        with urllib.request.urlopen(f"{site.url}{path}", timeout=30) as response:
+        with urllib.request.urlopen(f"{server.url}{path}", timeout=30) as response:
             if not 200 <= response.status < 300:
-                raise RuntimeError(f"{path} answered {response.status}")
+                raise RuntimeError(f"{server.url}{path} answered {response.status}")
 
 
-def run_phase(site, names, specs, seconds, rounds):
+def run_phase(site, names, specs, seconds, rounds, peer=None, peer_specs=None):
     """Rounds of [floor, then each case followed by the floor again]; returns {name: summary}.
 
     The machine's speed drifts within a phase (other jobs share its cores), so each run of a
     case is compared with the floor measured right before and right after it; a case's ratio
-    is the median of those paired ratios over the rounds.
+    is the median of those paired ratios over the rounds. A case of PEER_CASES also runs on
+    the peer between the same two floors, right after ours in odd rounds and right before it
+    in even ones; its ratio to the peer is the median of the rounds' ratios of 2xx answers per
+    second.
     """
-    floors, runs = [], {name: [] for name in names}
+    floors, runs, peer_runs = [], {name: [] for name in names}, {name: [] for name in names}
     for number in range(rounds):
         before = wrk(site, specs["floor"], seconds)
         floors.append(before)
         for name in names:
-            spec = specs[name.split("@")[0].removesuffix("_uncached")]
+            case = name.split("@")[0].removesuffix("_uncached")
+            on_peer = peer is not None and case in PEER_CASES
             if number == 0:
-                probe(site, spec)
-            run = wrk(site, spec, seconds)
+                probe(site, specs[case])
+                if on_peer:
+                    probe(peer, peer_specs[case])
+            if on_peer:
+                run, peer_run = side_by_side(site, specs[case], peer, peer_specs[case], seconds,
+                                             ours_first=number % 2 == 0)
+                peer_runs[name].append(peer_run)
+            else:
+                run = wrk(site, specs[case], seconds)
             after = wrk(site, specs["floor"], seconds)
             run["floor_rps"] = (before["rps"] + after["rps"]) / 2
             runs[name].append(run)
             floors.append(after)
             before = after
         print(f"  round {number + 1}/{rounds}: floor {statistics.median(f['rps'] for f in floors[-len(names) - 1:]):.0f}/s, "
-              + ", ".join(f"{n} {r[-1]['rps']:.0f}/s (x{r[-1]['rps'] / r[-1]['floor_rps']:.2f})" for n, r in runs.items()),
-              flush=True)
+              + ", ".join(round_summary(name, runs[name][-1], peer_runs[name][-1:]) for name in names), flush=True)
     for run in floors:
         run["floor_rps"] = run["rps"]
-    return {"floor": summarize(floors), **{name: summarize(name_runs) for name, name_runs in runs.items()}}
+    results = {"floor": summarize(floors)}
+    del results["floor"]["ratio_to_floor_rounds"]  # each 1.0
+    for name in names:
+        results[name] = summarize(runs[name])
+        if peer_runs[name]:
+            results[name].update(versus_peer(runs[name], peer_runs[name]))
+    return results
+
+
+def side_by_side(site, spec, peer, peer_spec, seconds, ours_first):
+    """Our run of a case and the peer's, one right after the other: (ours, the peer's)."""
+    if ours_first:
+        ours = wrk(site, spec, seconds)
+        return ours, wrk(peer, peer_spec, seconds)
+    theirs = wrk(peer, peer_spec, seconds)
+    return wrk(site, spec, seconds), theirs
+
+
+def round_summary(name, run, peer_runs):
+    text = f"{name} {run['rps']:.0f}/s (x{run['rps'] / run['floor_rps']:.2f}"
+    for theirs in peer_runs:
+        text += f"; peer {theirs['rps']:.0f}/s, x{run['ok_rps'] / max(theirs['ok_rps'], 1e-9):.2f} peer"
+    return text + ")"
 
 
 def summarize(runs):
+    ratios = [r["rps"] / r["floor_rps"] for r in runs]
     return {
-        "rps": round(statistics.median(r["rps"] for r in runs), 1),
+        **traffic(runs),
         "floor_rps": round(statistics.median(r["floor_rps"] for r in runs), 1),
-        "p50_ms": round(statistics.median(r["p50_us"] for r in runs) / 1000, 2),
-        "p99_ms": round(statistics.median(r["p99_us"] for r in runs) / 1000, 2),
-        "ratio_to_floor": round(statistics.median(r["rps"] / r["floor_rps"] for r in runs), 3),
-        "non_2xx": sum(r["status_errors"] + r["non_2xx"] for r in runs),
-        "socket_errors": sum(r["socket_errors"] for r in runs),
+        "ratio_to_floor": round(statistics.median(ratios), 3),
+        "ratio_to_floor_rounds": [round(ratio, 3) for ratio in ratios],
     }
 
 
-def sustained(site, spec, floor_spec, seconds):
-    """One client for `seconds`: the throughput of its first and of its last 10 whole seconds.
+def traffic(runs):
+    """Requests/s, p50 and p99 (medians of the runs), and the answers other than 2xx (sums)."""
+    requests, failed, socket_errors = (sum(r[key] for r in runs) for key in ("requests", "failed", "socket_errors"))
+    return {
+        "rps": round(statistics.median(r["rps"] for r in runs), 1),
+        "p50_ms": round(statistics.median(r["p50_us"] for r in runs) / 1000, 2),
+        "p99_ms": round(statistics.median(r["p99_us"] for r in runs) / 1000, 2),
+        "requests": requests, "non_2xx": failed, "socket_errors": socket_errors,
+        "error_share": round((failed + socket_errors) / max(requests, 1), 4),
+    }
+
+
+def versus_peer(runs, peer_runs):
+    """The peer's traffic, and our 2xx answers per second over the peer's: the median of the rounds."""
+    ratios = [ours["ok_rps"] / theirs["ok_rps"] for ours, theirs in zip(runs, peer_runs) if theirs["ok_rps"]]
+    return {
+        "peer": traffic(peer_runs),
+        "ratio_to_peer": round(statistics.median(ratios), 3) if ratios else None,
+        "ratio_to_peer_rounds": [round(ratio, 3) for ratio in ratios],
+    }
+
+
+def sustained(server, spec, site, floor_spec, seconds):
+    """One client on `server` (our site or the peer) for `seconds`: the throughput of its first
+    and of its last 10 whole seconds.
 
     The machine's own speed drifts over a minute by as much as this run looks for, so a
-    second client calls the floor throughout the same run, and each second of the case is
-    divided by the same second of the floor. A window's value is the median of its ten
+    second client calls our site's floor throughout the same run, and each second of the case
+    is divided by the same second of the floor. A window's value is the median of its ten
     per-second ratios (a neighbour's burst of a second or two moves a mean by more than 10%;
     a slowdown that grows with the traffic served, what this run looks for, moves the median
     as much), and the verdict compares the last window with the first. The case's own
@@ -272,7 +344,7 @@ def sustained(site, spec, floor_spec, seconds):
     script, path, *args = spec
     counted = (script, path, *(args or ["counted"]))
     load_before = os.getloadavg()[0]
-    run, floor = wrk_together(site, [counted, floor_spec], seconds, client=ONE_CLIENT)
+    run, floor = wrk_together([(server, counted), (site, floor_spec)], seconds, client=ONE_CLIENT)
     case_seconds, floor_seconds = per_second(run), per_second(floor)
     common = sorted(set(case_seconds) & set(floor_seconds))[1:-1]  # whole seconds both ran through
     ratios = [case_seconds[second] / floor_seconds[second] for second in common]
@@ -285,7 +357,8 @@ def sustained(site, spec, floor_spec, seconds):
         "first_10s_ratio_to_floor": round(first, 3), "last_10s_ratio_to_floor": round(last, 3),
         "change": round(change, 3), "within_10_percent": abs(change) <= SUSTAINED_TOLERANCE,
         "raw_change": round(last_rps / first_rps - 1, 3),
-        "non_2xx": run["status_errors"] + run["non_2xx"], "socket_errors": run["socket_errors"],
+        "requests": run["requests"], "non_2xx": run["failed"], "socket_errors": run["socket_errors"],
+        "error_share": round((run["failed"] + run["socket_errors"]) / max(run["requests"], 1), 4),
         "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "per_second": counts, "floor_per_second": [floor_seconds[second] for second in common],
     }
@@ -295,9 +368,10 @@ def per_second(run):
     return {int(second): count for second, count in run["per_second"].items()}
 
 
-def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
+def bench_shape(data_dir, catalogs, seconds, rounds, sustained_seconds, with_peer, **env):
     """Every case on `site`; the searches once more on `uncached`, the same database served with the
-    catalog read cache off (catalog/read_cache.py), which is what the full-text index costs."""
+    catalog read cache off (catalog/read_cache.py), which is what the full-text index costs; with
+    `with_peer`, the PEER_CASES on the reference SDK too, serving the same catalog."""
     site = Site(data_dir, **env)
     site.prepare()
     uncached = site.sibling(CATALOG_READ_CACHE_SIZE="0")
@@ -307,37 +381,60 @@ def bench_shape(data_dir, seconds, rounds, sustained_seconds, **env):
         for server in (site, uncached):
             server.start()
             running.callback(server.stop)
+        peer = None
+        if with_peer:
+            peer = reference_sdk.Peer(Path(data_dir) / "products.json", Path(data_dir) / "peer.log")
+            running.callback(peer.stop)
         tokens_file, mcp_sessions_file = Path(data_dir) / "tokens.txt", Path(data_dir) / "mcp_sessions.txt"
-        specs = cases(tokens_file, mcp_sessions_file)
+        peer_tokens_file = Path(data_dir) / "peer_tokens.txt"
+        specs, peer_specs = cases(tokens_file, mcp_sessions_file), cases(peer_tokens_file, mcp_sessions_file)
         results = {}
-        for products, label in [(1_000, "1k"), (10_000, "10k"), (100_000, "100k")]:
+        for products in catalogs:
+            label = f"{products // 1000}k"
             site.grow_catalog(products)
-            results.update(search_phase(site, uncached, label, specs, seconds, rounds))
-        site.make_sessions(tokens_file)
+            if peer:
+                serve_catalog(site, peer)
+            results.update(search_phase(site, uncached, label, specs, seconds, rounds, peer, peer_specs))
+        make_sessions(site, tokens_file)
         site.make_mcp_sessions(mcp_sessions_file)
+        if peer:
+            make_sessions(peer, peer_tokens_file)
         names = ["agents.json", "agents.txt", "detail", "mcp.detail", "browse", "browse_deep", "cart.add", "cart.view",
                  "purchase_flow"]
-        results = {**run_phase(site, names, specs, seconds, rounds), **results}
+        results = {**run_phase(site, names, specs, seconds, rounds, peer, peer_specs), **results}
         for prefix in ("search", "search_uncached"):
-            # How many times longer a search takes on 100k products than on 1k (throughput ratio).
-            results[f"{prefix}_growth_1k_to_100k"] = round(
-                results[f"{prefix}@1k"]["rps"] / results[f"{prefix}@100k"]["rps"], 2)
+            if f"{prefix}@1k" in results and f"{prefix}@100k" in results:
+                # How many times longer a search takes on 100k products than on 1k (throughput ratio).
+                results[f"{prefix}_growth_1k_to_100k"] = round(
+                    results[f"{prefix}@1k"]["rps"] / results[f"{prefix}@100k"]["rps"], 2)
         if sustained_seconds:
             results["sustained"] = {}
+            floor = (*specs["floor"], "counted")
             for name in ["search", "cart.add"]:
-                results["sustained"][name] = sustained(site, specs[name], (*specs["floor"], "counted"),
-                                                       sustained_seconds)
+                results["sustained"][name] = sustained(site, specs[name], site, floor, sustained_seconds)
                 print(f"  sustained {name}: {results['sustained'][name]['per_second']} requests per second",
                       flush=True)
+                if peer:
+                    results["sustained"][name]["peer"] = sustained(peer, peer_specs[name], site, floor,
+                                                                   sustained_seconds)
+                    print(f"  sustained {name} on the peer: {results['sustained'][name]['peer']['per_second']} "
+                          "requests per second", flush=True)
         return results
 
 
-def search_phase(site, uncached, label, specs, seconds, rounds):
-    """search@label on the site, search_uncached@label on the sibling without the read cache
-    (each paired with its own server's floor)."""
+def serve_catalog(site, peer):
+    """The peer (re)started on the site's catalog as it is now, exported from its database."""
+    site.python("-m", "bench.peer", "export", str(peer.products_json))
+    peer.stop()
+    peer.start()
+
+
+def search_phase(site, uncached, label, specs, seconds, rounds, peer=None, peer_specs=None):
+    """search@label on the site (and on the peer), search_uncached@label on the sibling without
+    the read cache (each paired with its own server's floor)."""
     cached_name, uncached_name = f"search@{label}", f"search_uncached@{label}"
     return {
-        cached_name: run_phase(site, [cached_name], specs, seconds, rounds)[cached_name],
+        cached_name: run_phase(site, [cached_name], specs, seconds, rounds, peer, peer_specs)[cached_name],
         uncached_name: run_phase(uncached, [uncached_name], specs, seconds, rounds)[uncached_name],
     }
 
@@ -352,51 +449,111 @@ def machine():
 ORDER = ["floor", "agents.json", "agents.txt", "detail", "mcp.detail", "browse", "browse_deep", "search@1k", "search@10k",
          "search@100k", "search_uncached@1k", "search_uncached@10k", "search_uncached@100k", "cart.add",
          "cart.view", "purchase_flow"]
+PEER_ORDER = ["agents.json", "agents.txt", "detail", "search@1k", "search@10k", "search@100k", "cart.add",
+              "purchase_flow"]
 
 
 def table(results):
     lines = ["| case | req/s | p50 ms | p99 ms | × floor | target |", "|---|---:|---:|---:|---:|---|"]
-    for name in ORDER:
+    for name in (name for name in ORDER if name in results):
         r = results[name]
         target = TARGETS.get(name)
         verdict = f"≥ {target} {'met' if r['ratio_to_floor'] >= target else 'MISSED'}" if target else ""
         if name in ("search@100k", "search_uncached@100k"):
             verdict += f"; p99 ≤ {SEARCH_P99_MS} ms {'met' if r['p99_ms'] <= SEARCH_P99_MS else 'MISSED'}"
-        refused = f" ({r['non_2xx']} non-2xx)" if r["non_2xx"] or r["socket_errors"] else ""
-        lines.append(f"| {name}{refused} | {r['rps']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
+        lines.append(f"| {name}{errors(r)} | {r['rps']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
                      f"{r['ratio_to_floor']:.2f} | {verdict} |")
-    for prefix in ("search", "search_uncached"):
+    for prefix in (prefix for prefix in ("search", "search_uncached") if f"{prefix}_growth_1k_to_100k" in results):
         growth = results[f"{prefix}_growth_1k_to_100k"]
         lines.append(f"\n{prefix} from 1k to 100k products (x100): time per request x{growth:.1f}, "
                      f"{'sub-linear' if growth < 100 else 'NOT sub-linear'}")
     for name, s in results.get("sustained", {}).items():
         lines.append(f"\nsustained {name}, {s['seconds']} s from one client beside one floor client, medians "
-                     f"of each window's seconds: first 10 s {s['first_10s_rps']:.0f}/s "
-                     f"({s['first_10s_ratio_to_floor']:.3f} x floor), last 10 s {s['last_10s_rps']:.0f}/s "
-                     f"({s['last_10s_ratio_to_floor']:.3f} x floor): {s['change']:+.1%} against the floor "
-                     f"(raw {s['raw_change']:+.1%}), "
-                     f"{'within' if s['within_10_percent'] else 'NOT within'} 10% "
-                     f"(load average {s['load_average_1m'][0]} → {s['load_average_1m'][1]})")
+                     f"of each window's seconds: {sustained_summary(s)}")
+        if "peer" in s:
+            lines.append(f"  the peer, the same way: {sustained_summary(s['peer'])}")
     return "\n".join(lines)
+
+
+def sustained_summary(s):
+    return (f"first 10 s {s['first_10s_rps']:.0f}/s ({s['first_10s_ratio_to_floor']:.3f} x floor), "
+            f"last 10 s {s['last_10s_rps']:.0f}/s ({s['last_10s_ratio_to_floor']:.3f} x floor): "
+            f"{s['change']:+.1%} against the floor (raw {s['raw_change']:+.1%}), "
+            f"{'within' if s['within_10_percent'] else 'NOT within'} 10%{errors(s)} "
+            f"(load average {s['load_average_1m'][0]} → {s['load_average_1m'][1]})")
+
+
+def peer_table(results):
+    """Our site and the reference SDK, case by case, from the same rounds."""
+    lines = ["| case | ours req/s | peer req/s | ours p99 ms | peer p99 ms | × peer | rounds |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for name in (name for name in PEER_ORDER if name in results):
+        r = results[name]
+        p = r["peer"]
+        ratio = "–" if r["ratio_to_peer"] is None else f"{r['ratio_to_peer']:.2f}"
+        rounds = "/".join(f"{ratio:.2f}" for ratio in r["ratio_to_peer_rounds"])
+        lines.append(f"| {name}{errors(r, 'ours')}{errors(p, 'peer')} | {r['rps']:.0f} | {p['rps']:.0f} | "
+                     f"{r['p99_ms']:.1f} | {p['p99_ms']:.1f} | {ratio} | {rounds} |")
+    return "\n".join(lines)
+
+
+def errors(summary, side=""):
+    """' (N non-2xx)' after a case that had any, FAILED above ERROR_SHARE_LIMIT; '' otherwise."""
+    if not summary["non_2xx"] and not summary["socket_errors"]:
+        return ""
+    counted = f"{summary['non_2xx']} non-2xx, {summary['socket_errors']} socket errors"
+    if summary["error_share"] > ERROR_SHARE_LIMIT:
+        counted += f": {summary['error_share']:.1%}, FAILED"
+    return f" ({f'{side}: ' if side else ''}{counted})"
+
+
+def over_error_limit(results):
+    """One line for each measurement of `results`, ours or the peer's, above ERROR_SHARE_LIMIT."""
+    measured = [(name, r) for name, r in results.items() if isinstance(r, dict) and "error_share" in r]
+    measured += [(f"sustained {name}", r) for name, r in results.get("sustained", {}).items()]
+    found = []
+    for name, r in measured:
+        for side, summary in (("ours", r), ("peer", r.get("peer"))):
+            if summary and summary["error_share"] > ERROR_SHARE_LIMIT:
+                found.append(f"{name}, {side}: {summary['error_share']:.1%} of the answers not 2xx")
+    return found
+
+
+def print_tables(title, results):
+    print(f"\n{title}\n\n{table(results)}", flush=True)
+    if "peer" in results.get("agents.json", {}):
+        print(f"\n{title}, side by side with the reference SDK\n\n{peer_table(results)}", flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--catalogs", type=int, nargs="+", default=[1_000, 10_000, 100_000],
+                        help="catalog sizes the searches run at, growing; the other cases run at the last")
     parser.add_argument("--sustained", type=int, default=60, help="seconds of each sustained run (0: none)")
     parser.add_argument("--no-scale-out", action="store_true")
+    parser.add_argument("--no-peer", action="store_true", help="without the reference SDK (bench/peer.py)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: bench/run installs it (apt-get install wrk)")
 
+    started = time.monotonic()
     report = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine()}
+    no_peer = "--no-peer" if args.no_peer else reference_sdk.unavailable_reason()
+    if no_peer:
+        report["peer"] = {"skipped": no_peer}
+        print(f"Without the reference SDK: {no_peer}", flush=True)
+    else:
+        reference_sdk.build()
+        report["peer"] = reference_sdk.describe()
     with tempfile.TemporaryDirectory(prefix="acme-bench-") as data_dir:
         print(f"Embedded default: SQLite + diskcache, gunicorn with {CORES} sync workers", flush=True)
-        embedded = bench_shape(Path(data_dir) / "embedded", args.duration, args.rounds, args.sustained)
+        embedded = bench_shape(Path(data_dir) / "embedded", args.catalogs, args.duration, args.rounds, args.sustained, not no_peer)
     report.update(embedded)
-    print(table(embedded), flush=True)
+    print_tables("Embedded default", embedded)
+    failed = over_error_limit(embedded)
 
     missing = "--no-scale-out" if args.no_scale_out else services.unavailable_reason()
     if missing:
@@ -405,12 +562,17 @@ def main():
         with tempfile.TemporaryDirectory(prefix="acme-bench-") as data_dir, ExitStack() as stack:
             print("Scale-out: PostgreSQL + Redis", flush=True)
             database, cache = stack.enter_context(services.postgres()), stack.enter_context(services.redis())
-            report["scale_out"] = bench_shape(Path(data_dir) / "scale-out", args.duration, args.rounds, 0,
-                                              DATABASE_URL=database, REDIS_URL=cache)
-        print(table(report["scale_out"]), flush=True)
+            report["scale_out"] = bench_shape(Path(data_dir) / "scale-out", args.catalogs, args.duration, args.rounds, 0,
+                                              not no_peer, DATABASE_URL=database, REDIS_URL=cache)
+        print_tables("Scale-out", report["scale_out"])
+        failed += [f"scale-out {line}" for line in over_error_limit(report["scale_out"])]
     report["machine"]["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
+    report["minutes"] = round((time.monotonic() - started) / 60, 1)
     args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"Wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
+    print(f"Wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output} "
+          f"({report['minutes']} minutes)")
+    if failed:
+        sys.exit(f"FAILED: more than {ERROR_SHARE_LIMIT:.0%} of the answers were not 2xx in\n  " + "\n  ".join(failed))
 
 
 if __name__ == "__main__":

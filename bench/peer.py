@@ -57,25 +57,32 @@ def build(source=SDK_SOURCE):
     return BUILD
 
 
+def describe(source=SDK_SOURCE):
+    """What the results say about the peer."""
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    return {"source": str(source), "node": node, "packages": "bench/peer/package-lock.json",
+            "rate_limit": "bench-server.js's default: RL unset, 10^9 requests a minute per address, counted"}
+
+
 def run(command, cwd):
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
 
 
 class Peer:
-    """bench-server.js under Node, serving the products of one JSON file."""
+    """bench-server.js under Node, serving the products of one JSON file (read when it starts)."""
 
     def __init__(self, products_json, log_path):
+        self.products_json, self.log_path = Path(products_json), Path(log_path)
         self.port = services.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "PRODUCTS_JSON": str(products_json), "PORT": str(self.port)}
-        self.env.pop("RL", None)
-        self.env.pop("N", None)
-        self.log = open(log_path, "a")
-        self.process = None
+        self.env = {key: value for key, value in os.environ.items() if key not in ("RL", "N")}
+        self.env.update(PRODUCTS_JSON=str(self.products_json), PORT=str(self.port))
+        self.process = self.log = None
 
     def start(self):
+        self.log = open(self.log_path, "a")
         self.process = subprocess.Popen(["node", "bench-server.js"], cwd=BUILD, env=self.env,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
@@ -94,6 +101,7 @@ class Peer:
             self.process.terminate()
             self.process.wait(timeout=30)
             self.process = None
+            self.log.close()
 
 
 def export_catalog(path):
