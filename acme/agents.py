@@ -63,6 +63,29 @@ def product_detail(origin, product):
         "stock_status": stock_status(product.stock),
         "image_url": f"{origin}{product.image.url}" if product.image else None,
         "created": iso_utc(product.created),
+        **variant_fields(product),
+    }
+
+
+def variant_fields(product):
+    """A parent lists its variants (cart.add takes a variant's id, not the parent's); a variant
+    names its parent and what sets it apart."""
+    if product.has_variants:
+        return {"variants": [variant(v) for v in catalog_selectors.active_variants(product)]}
+    if product.variant_of_id is not None:
+        return {"variant_of": product.variant_of.public_id, "attributes": product.variant_attributes or {}}
+    return {}
+
+
+def variant(product):
+    return {
+        "id": product.public_id,
+        "name": product.name,
+        "attributes": product.variant_attributes or {},
+        "price": to_money(product.price),
+        "currency": product.currency,
+        "stock": product.stock,
+        "in_stock": product.stock > 0,
     }
 
 

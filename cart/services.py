@@ -39,6 +39,7 @@ class CartError(Exception):
         "unknown_item": 404,
         "item_not_in_cart": 404,
         "invalid_quantity": 400,
+        "variant_required": 400,
         "quantity_above_maximum": 400,
         "insufficient_stock": 400,
         "cart_empty": 400,
@@ -97,6 +98,7 @@ def add_item(agent_session, item_id, quantity, *, in_same_transaction=None):
     """
     _require_quantity(quantity, minimum=1)
     product = _get_product(item_id, active_only=True)
+    _require_sold_on_its_own(product)
     cart = get_open_cart(agent_session)
     _require_cart_currency(cart, product)
     with transaction.atomic():
@@ -398,6 +400,15 @@ def _get_product(item_id, *, active_only=False):
             "unknown_item", f"No item with id {item_id!r} is for sale; search or browse to find item ids."
         )
     return product
+
+
+def _require_sold_on_its_own(product):
+    """A product with variants is sold only as one of them (catalog.models.Product.variant_of)."""
+    if product.has_variants:
+        raise CartError(
+            "variant_required",
+            f"{product.name} comes in variants: add one of them by its id (detail lists them as variants).",
+        )
 
 
 def _require_cart_currency(cart, product):

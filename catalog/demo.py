@@ -36,11 +36,15 @@ def load_demo_catalog():
         for spec in demo_data.CATEGORIES
     }
     existing_products = Product.objects.in_bulk(field_name="public_id")
+    product_ids = {}
     outcomes = Counter()
-    for spec in demo_data.demo_products():
+    for spec in demo_data.demo_products():  # a variant comes after its parent
         fields = {**spec, "category_id": category_ids[spec["category"]]}
         del fields["category"]
-        _, outcome = _upsert(Product, "public_id", fields, existing_products)
+        if "variant_of" in fields:
+            fields["variant_of_id"] = product_ids[fields.pop("variant_of")]
+        row, outcome = _upsert(Product, "public_id", fields, existing_products)
+        product_ids[row.public_id] = row.pk
         outcomes[outcome] += 1
     return DemoLoadSummary(
         categories=len(category_ids),

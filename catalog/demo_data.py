@@ -312,6 +312,41 @@ FORMS = [
     ),
 ]
 
+@dataclass(frozen=True)
+class Family:
+    """A product sold in variants: the parent is listed, each variant is sold on its own id."""
+
+    slug: str
+    name: str
+    category: str
+    sentence: str
+    clay: str
+    tags: tuple
+    attribute: str  # what the variants differ in
+    variants: tuple  # (value, price, stock)
+
+
+FAMILIES = [
+    Family(
+        "round-planter", "Round Planter", "planters",
+        "A round speckled planter with a drainage hole and a matching saucer, in three sizes.",
+        "speckled stoneware", ("indoor", "drainage"), "size",
+        (("small", Decimal("18.00"), 24), ("medium", Decimal("28.00"), 15), ("large", Decimal("42.00"), 6)),
+    ),
+    Family(
+        "nesting-bowl", "Nesting Bowl", "bowls",
+        "Three bowls that nest into one another, for prep, salads and leftovers.",
+        "white stoneware", ("kitchen", "prep", "dishwasher safe"), "size",
+        (("small", Decimal("16.00"), 30), ("medium", Decimal("24.00"), 18), ("large", Decimal("34.00"), 9)),
+    ),
+    Family(
+        "stacking-cup", "Stacking Cup", "mugs",
+        "A handleless cup that stacks six high, glazed inside and out.",
+        "stoneware", ("tea", "coffee", "dishwasher safe"), "glaze",
+        (("celadon", Decimal("22.00"), 20), ("tenmoku", Decimal("22.00"), 12), ("shino", Decimal("24.00"), 5)),
+    ),
+]
+
 # Stock is explicit where it tells a story (sold out, nearly gone); see _stock for the rest.
 STOCK_OVERRIDES = {
     "moon-jar-celadon": 0,
@@ -350,7 +385,10 @@ def _firing_order():
 
 
 def demo_products():
-    """Every demo product as a dict of Product fields, `category` given by slug."""
+    """Every demo product as a dict of Product fields, `category` given by slug.
+
+    The products sold in variants come first (a variant right after its parent, named by
+    `variant_of`), so "newest first" opens on the one-glaze pieces as before."""
     products = []
     for form, glaze in _firing_order():
         public_id = f"{form.slug}-{glaze.slug}"
@@ -369,4 +407,36 @@ def demo_products():
                 "is_active": True,
             }
         )
-    return products
+    return [product for family in FAMILIES for product in _family_products(family)] + products
+
+
+def _family_products(family):
+    """The family's parent (listed; its stock is its variants' together) and then its variants."""
+    parent = {
+        "public_id": family.slug,
+        "slug": family.slug,
+        "name": family.name,
+        "description": family.sentence,
+        "price": min(price for _, price, _ in family.variants),
+        "currency": "USD",
+        "stock": sum(stock for _, _, stock in family.variants),
+        "category": family.category,
+        "materials": [family.clay],
+        "tags": list(family.tags),
+        "is_active": True,
+    }
+    variants = [
+        {
+            **parent,
+            "public_id": f"{family.slug}-{value}",
+            "slug": f"{family.slug}-{value}",
+            "name": f"{family.name}, {value}",
+            "description": f"{family.sentence} This one: {value}.",
+            "price": price,
+            "stock": stock,
+            "variant_of": family.slug,
+            "variant_attributes": {family.attribute: value},
+        }
+        for value, price, stock in family.variants
+    ]
+    return [parent, *variants]

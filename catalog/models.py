@@ -67,6 +67,16 @@ class Product(models.Model):
     image = models.ImageField(upload_to="products/", blank=True)
     is_active = models.BooleanField(default=True)
     created = models.DateTimeField(auto_now_add=True)
+    # A variant (a size, a glaze) is a product of its own, sold on its own id, price and stock, and
+    # listed only on its parent's page and in the parent's detail (the way django-oscar's child
+    # products work). Both columns are nullable, so adding them left the search index's triggers alone.
+    variant_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="variants",
+        help_text="The product this is a variant of. A product with variants is sold only as one of them.",
+    )
+    variant_attributes = models.JSONField(
+        null=True, blank=True, help_text='What sets this variant apart, e.g. {"size": "large"}.'
+    )
 
     objects = ProductQuerySet.as_manager()
 
@@ -79,6 +89,16 @@ class Product(models.Model):
 
     def get_absolute_url(self):
         return product_path(self.slug)
+
+    def save(self, *args, **kwargs):
+        if self.variant_of_id is not None:  # a variant is filed and priced like its parent
+            self.category_id, self.currency = self.variant_of.category_id, self.variant_of.currency
+        super().save(*args, **kwargs)
+
+    @property
+    def variant_label(self):
+        """The variant's attributes as shoppers read them: "large, celadon"."""
+        return ", ".join(str(value) for value in (self.variant_attributes or {}).values())
 
     @property
     def in_stock(self):

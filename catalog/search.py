@@ -72,7 +72,7 @@ def sqlite_search(terms, offset, limit):
         ), ranked AS (
             SELECT p.id, p.name, matched.name_hits, matched.relevance, COUNT(*) OVER () AS total
             FROM matched JOIN catalog_product p ON p.id = matched.id
-            WHERE p.is_active  -- Product.objects.active()
+            WHERE p.is_active AND p.variant_of_id IS NULL  -- visible_products()
             ORDER BY matched.name_hits DESC, matched.relevance, p.name, p.id
             LIMIT %s OFFSET %s
         )
@@ -96,7 +96,7 @@ def _sqlite_count(match):
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT COUNT(*) FROM catalog_product_fts JOIN catalog_product p ON p.id = catalog_product_fts.rowid "
-            "WHERE catalog_product_fts MATCH %s AND p.is_active",
+            "WHERE catalog_product_fts MATCH %s AND p.is_active AND p.variant_of_id IS NULL",
             [match],
         )
         return cursor.fetchone()[0]

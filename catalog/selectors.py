@@ -27,7 +27,8 @@ class UnknownCategory(Exception):
 
 
 def visible_products():
-    return Product.objects.active().select_related("category")
+    """Active products as listings show them: variants appear only on their parent's page."""
+    return Product.objects.active().filter(variant_of=None).select_related("category")
 
 
 @read_cache.cached(read_cache.page_length)
@@ -87,22 +88,33 @@ def get_category(slug):
 
 @read_cache.cached()
 def get_active_product(public_id):
-    """The active product with this public id (and its category), or None: one plain SQL read."""
+    """The active product with this public id (and its category), or None: one plain SQL read.
+    A variant is found by its own id; `has_variants` says whether it is sold only as one of them."""
     found = rows.products(
-        f"SELECT {rows.ALL.sql} FROM catalog_product p JOIN catalog_category c ON c.id = p.category_id "
+        f"SELECT {rows.ALL.sql}, EXISTS({ACTIVE_VARIANTS}) AS has_variants "
+        "FROM catalog_product p JOIN catalog_category c ON c.id = p.category_id "
         "WHERE p.public_id = %s AND p.is_active",  # Product.objects.active()
         [public_id],
     )
     return found[0] if found else None
 
 
+ACTIVE_VARIANTS = "SELECT 1 FROM catalog_product v WHERE v.variant_of_id = p.id AND v.is_active"
+
+
+def active_variants(product):
+    """The product's active variants, cheapest first."""
+    return list(product.variants.active().order_by("price", "name", "id"))
+
+
 def get_active_product_by_slug(slug):
-    return visible_products().filter(slug=slug).first()
+    """The product page's product: a listed one, or a variant (its page names its parent)."""
+    return Product.objects.active().select_related("category", "variant_of").filter(slug=slug).first()
 
 
 def list_categories():
-    """All categories in display order, each with `product_count` of its active products."""
-    active_products = Count("products", filter=Q(products__is_active=True))
+    """All categories in display order, each with `product_count` of its listed active products."""
+    active_products = Count("products", filter=Q(products__is_active=True, products__variant_of=None))
     # Aggregating queries ignore Meta.ordering, so the order is spelled out.
     categories = Category.objects.annotate(product_count=active_products)
     return list(categories.order_by("position", "name"))

@@ -32,7 +32,8 @@ def product_detail(request, slug):
     product = selectors.get_active_product_by_slug(slug)
     if product is None:
         raise Http404("No such product.")
-    return render(request, "catalog/product_detail.html", {"product": product})
+    variants = selectors.active_variants(product) if product.variant_of_id is None else []
+    return render(request, "catalog/product_detail.html", {"product": product, "variants": variants})
 
 
 def _requested_category(request):

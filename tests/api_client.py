@@ -117,17 +117,24 @@ class DiscoveringAgent:
         return client.request(capability["method"], "/".join(segments), params)
 
 
+def buyable(agent, product):
+    """The product's detail, or for a product sold in variants the detail of its first variant in stock."""
+    variants = [variant["id"] for variant in product.get("variants", []) if variant["in_stock"]]
+    return ok_data(agent.call("detail", id=variants[0])) if variants else product
+
+
 def purchase_through_agents_json(base_url, query):
     """Run the declared purchase flow (search → detail → cart.add → checkout), using every cart capability.
 
-    The agent buys 3 of the first in-stock result, after adding a second result and removing it.
+    The agent buys 3 of the first in-stock result, after adding a second result and removing it;
+    a result sold in variants is bought as its first variant in stock, as detail lists them.
     Returns (the product bought, the cart before checkout, the checkout data, the agent).
     """
     agent = DiscoveringAgent(base_url)
     assert agent.document["flows"][0]["steps"] == ["search", "detail", "cart.add", "checkout"]
     found = [result["id"] for result in ok_data(agent.call("search", q=query))["results"] if result["in_stock"]]
-    item_id, other_id = found[:2]
-    product = ok_data(agent.call("detail", id=item_id))
+    product, other = (buyable(agent, ok_data(agent.call("detail", id=item_id))) for item_id in found[:2])
+    item_id, other_id = product["id"], other["id"]
     agent.start_session()
     ok_data(agent.call("cart.add", item_id=item_id, quantity=2))
     ok_data(agent.call("cart.add", item_id=other_id))

@@ -26,8 +26,9 @@ def catalog_state():
 def catalog_content():
     """The rows without database identity (ids, timestamps), to compare separate loads."""
     products = {
-        p.public_id: {**model_to_dict(p, exclude=["id", "category"]), "category": p.category.slug}
-        for p in Product.objects.select_related("category")
+        p.public_id: {**model_to_dict(p, exclude=["id", "category", "variant_of"]), "category": p.category.slug,
+                      "variant_of": p.variant_of.public_id if p.variant_of else None}
+        for p in Product.objects.select_related("category", "variant_of")
     }
     categories = {c.slug: model_to_dict(c, exclude=["id"]) for c in Category.objects.all()}
     return products, categories

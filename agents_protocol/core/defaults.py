@@ -18,6 +18,10 @@ from agents_protocol.core.conf import get_setting
 
 API = "/.well-known/agents/api"
 
+# A product with variants (detail lists them) is sold only as one of them (migration 0017).
+DETAIL_DESCRIPTION = "Get full details for a product, with stock, its variants and its page URL"
+VARIANT_ITEM_ID = "Product ID, or the id of one of its variants (from search, browse or detail)"
+
 MAX_PAGE = 10000
 MAX_QUANTITY = 1000
 
@@ -57,12 +61,12 @@ DEFAULT_CAPABILITIES = [
         "page": PAGE,
         "limit": LIMIT,
     }),
-    _capability("detail", "GET", "/detail/:id", "Get full details for a product, with stock and its page URL", {
+    _capability("detail", "GET", "/detail/:id", DETAIL_DESCRIPTION, {
         "id": {"type": "string", "required": True, "description": "Product ID (path parameter; ?id= also works)",
                "min_length": 1, "max_length": 200},
     }),
     _capability("cart.add", "POST", "/cart/add", "Add a product to the cart; prices always come from the shop", {
-        "item_id": ITEM_ID,
+        "item_id": {**ITEM_ID, "description": VARIANT_ITEM_ID},
         "quantity": {"type": "integer", "required": False, "default": 1, "description": "Quantity to add",
                      "minimum": 1, "maximum": MAX_QUANTITY},
     }, session=True),

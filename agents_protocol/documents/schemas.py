@@ -14,9 +14,38 @@ ITEM = {
     "properties": {
         "id": {"type": "string", "description": "Item ID, for detail and cart capabilities"},
         "name": {"type": "string"},
-        "price": {"type": "number", "description": "Price set by the shop, with two decimals"},
+        "price": {"type": "number", "description": "Price set by the shop, with its currency's decimals"},
         "currency": {"type": "string"},
         "url": {"type": "string", "format": "uri", "description": "The item's page, for humans"},
+    },
+}
+VARIANT = {
+    "type": "object",
+    "required": ["id", "attributes"],
+    "properties": {
+        "id": {"type": "string", "description": "The variant's own item ID: what cart.add takes"},
+        "name": {"type": "string"},
+        "attributes": {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": 'What sets this variant apart, e.g. {"size": "large"}',
+        },
+        "price": {"type": "number", "description": "The variant's price, with its currency's decimals"},
+        "currency": {"type": "string"},
+        "stock": {"type": "integer", "minimum": 0},
+        "in_stock": {"type": "boolean"},
+    },
+}
+DETAIL = {
+    **ITEM,
+    "properties": {
+        **ITEM["properties"],
+        "variants": {
+            "type": "array",
+            "items": VARIANT,
+            "description": "When present, the item is sold only as one of these: give cart.add a variant's id",
+        },
+        "variant_of": {"type": "string", "description": "For a variant: the ID of the item it is a variant of"},
     },
 }
 COUNTS = {"total": {"type": "integer", "minimum": 0}, "page": {"type": "integer"}, "limit": {"type": "integer"}}
@@ -62,7 +91,7 @@ BUILTIN_OUTPUTS = {
         "required": ["items", "total", "page", "limit"],
         "properties": {"items": {"type": "array", "items": ITEM}, **COUNTS},
     },
-    "detail": ITEM,
+    "detail": DETAIL,
     "cart.add": CART_LINE_CHANGE,
     "cart.view": CART,
     "cart.update": CART_LINE_CHANGE,
