@@ -119,7 +119,7 @@ HAYSTACK_CONNECTIONS = {"default": {"ENGINE": "haystack.backends.simple_backend.
 
 
 def database():
-    """SQLite tuned for concurrent writers (agents_protocol.W00x says why), or PostgreSQL."""
+    """SQLite tuned for concurrent writers (docs/integration.md, "The Oscar path"), or PostgreSQL."""
     if os.environ.get("POSTGRES_PORT"):
         return {
             "ENGINE": "django.db.backends.postgresql",
