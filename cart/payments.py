@@ -18,6 +18,7 @@ class Customer:
     name: str
     email: str
     shipping_address: str
+    card_number: str = ""  # digits only, typed on the page when the backend asks for it; never stored
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class PaymentResult:
 
 class PaymentBackend:
     notice = ""  # shown to the human next to the Confirm button
+    takes_card_number = False  # True: the page asks for a card number and passes it in customer.card_number
 
     def charge(self, order, customer):
         """Charge `order.subtotal` in `order.currency`; returns a PaymentResult."""
@@ -36,17 +38,18 @@ class PaymentBackend:
 
 
 class DemoPaymentBackend(PaymentBackend):
-    """No money moves. Approves every payment, except that a name or email containing
-    "decline" (any case) is declined, so the decline path can be tried by hand."""
+    """No money moves. The outcome is chosen by documented test card numbers (docs/checkout.md):
+    a blank or any other valid card number approves."""
 
-    DECLINE_WORD = "decline"
+    DECLINE_CARD = "4000000000000002"
+    takes_card_number = True
     notice = (
-        "Demo payment: nothing is charged. To see a declined payment, "
-        'use a name or email containing "decline".'
+        "Demo payment: nothing is charged. Leave the card number blank or use 4242 4242 4242 4242 to approve; "
+        "4000 0000 0000 0002 is declined."
     )
 
     def charge(self, order, customer):
-        if self.DECLINE_WORD in f"{customer.name} {customer.email}".lower():
+        if customer.card_number == self.DECLINE_CARD:
             return PaymentResult(
                 approved=False, reference="", message="The demo payment was declined. Nothing was charged."
             )

@@ -73,7 +73,7 @@ def test_the_agent_sees_its_human_confirm(handed_off):
 
 def test_the_agent_sees_a_decline_then_a_successful_retry(handed_off):
     handoff, agent, human = handed_off
-    human.confirm(name="Decline Demo")
+    human.confirm(card_number="4000 0000 0000 0002")
     assert status_of(agent, handoff["order_id"])["status"] == "declined"
     human.confirm()
     assert status_of(agent, handoff["order_id"])["status"] == "confirmed"

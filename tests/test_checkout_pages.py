@@ -89,7 +89,8 @@ def test_the_page_shows_what_the_agent_prepared_and_a_labelled_form(live_server,
     assert "An AI agent prepared this cart for you." in html
     for text in ("Speckled Mug", "Saucer", "24.00 USD", "48.00 USD", "7.50 USD", "55.50 USD"):
         assert text in html
-    for field, label in (("name", "Full name"), ("email", "Email"), ("shipping_address", "Shipping address")):
+    for field, label in (("name", "Full name"), ("email", "Email"), ("shipping_address", "Shipping address"),
+                         ("card_number", "Card number")):
         assert f'<label for="id_{field}">{label}' in html
         assert f'name="{field}"' in html
     assert ">Confirm order</button>" in html
@@ -152,21 +153,39 @@ def test_invalid_details_show_the_form_again_with_the_problems(human, mug):
     assert stock(mug) == 10
 
 
-def test_a_declined_payment_is_shown_and_can_be_retried(human, mug):
-    declined = human.confirm(name="Decline Demo")
+def test_the_decline_test_card_is_declined_and_another_card_can_retry(human, mug):
+    declined = human.confirm(name="Grace Hopper", card_number="4000 0000 0000 0002")
 
     assert declined.status_code == 402
     assert "The demo payment was declined. Nothing was charged." in declined.text
+    assert 'value="4000' not in declined.text  # the card number is not written back into the page
     assert the_order().status == Order.Status.DECLINED
     assert stock(mug) == 10
     reopened = human.open()
     assert "The last payment attempt was declined." in reopened.text
-    assert 'value="Decline Demo"' in reopened.text
+    assert 'value="Grace Hopper"' in reopened.text
+    assert 'name="card_number"' in reopened.text and 'value="4000' not in reopened.text  # never kept
 
-    confirmed = human.confirm()
+    confirmed = human.confirm(card_number="4242-4242-4242-4242")
     assert "your order is confirmed" in confirmed.text
     assert the_order().status == Order.Status.CONFIRMED
     assert stock(mug) == 8
+
+
+@pytest.mark.parametrize("card_number", ["4242 4242 4242 4243", "1234", "4242 4242 4242 424x", "٤٢٤٢٤٢٤٢٤٢٤٢٤٢٤٢"])
+def test_an_invalid_card_number_shows_the_form_again_and_charges_nothing(human, mug, card_number):
+    response = human.confirm(card_number=card_number)
+
+    assert response.status_code == 400
+    assert "Enter a valid card number of 12 to 19 digits" in response.text
+    assert the_order().status == Order.Status.PENDING
+    assert stock(mug) == 10
+
+
+def test_the_page_lists_the_demo_test_cards(human):
+    page = human.open().text
+    for card in ("4242 4242 4242 4242", "4000 0000 0000 0002"):
+        assert card in page
 
 
 def test_an_expired_link_explains_itself_with_410_and_changes_nothing(human, mug):

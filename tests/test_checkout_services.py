@@ -14,7 +14,8 @@ from tests.factories import make_agent_session, make_product
 pytestmark = pytest.mark.django_db
 
 ADA = Customer(name="Ada Lovelace", email="ada@example.com", shipping_address="1 Loom Lane\nLondon")
-DECLINER = Customer(name="Decline Test", email="ada@example.com", shipping_address="1 Loom Lane")
+DECLINER = Customer(name="Decline Test", email="ada@example.com", shipping_address="1 Loom Lane",
+                    card_number="4000000000000002")
 
 
 class SilentDecliner(PaymentBackend):

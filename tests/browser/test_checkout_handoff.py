@@ -38,8 +38,9 @@ def page_without_javascript(browser, request):
     context.close()
 
 
-def fill_details(page, name="Ada Lovelace"):
+def fill_details(page, name="Ada Lovelace", card_number=""):
     page.get_by_label("Full name").fill(name)
+    page.get_by_label("Card number").fill(card_number)
     page.get_by_label("Email").fill("ada@example.com")
     page.get_by_label("Shipping address").fill("1 Loom Lane\nLondon")
 
@@ -75,17 +76,18 @@ def test_a_person_reviews_the_agents_cart_and_confirms(handoff, page):
 
 def test_a_declined_payment_is_explained_and_a_retry_succeeds(handoff, page):
     page.goto(handoff["checkout_url"])
-    expect(page.get_by_text('use a name or email containing "decline"')).to_be_visible()
+    expect(page.get_by_text("4000 0000 0000 0002 is declined")).to_be_visible()
 
-    fill_details(page, name="Decline Demo")
+    fill_details(page, name="Grace Hopper", card_number="4000 0000 0000 0002")
     page.get_by_role("button", name="Confirm order").click()
 
     expect(page.get_by_role("alert")).to_have_text("The demo payment was declined. Nothing was charged.")
-    expect(page.get_by_label("Full name")).to_have_value("Decline Demo")
+    expect(page.get_by_label("Full name")).to_have_value("Grace Hopper")
+    expect(page.get_by_label("Card number")).to_have_value("")
     assert Order.objects.get().status == Order.Status.DECLINED
     assert Product.objects.get(public_id="speckled-mug").stock == 10
 
-    page.get_by_label("Full name").fill("Ada Lovelace")
+    page.get_by_label("Card number").fill("4242 4242 4242 4242")
     page.get_by_role("button", name="Confirm order").click()
 
     expect_confirmation(page, handoff)
