@@ -14,8 +14,9 @@
 | E010    | an endpoint lies outside /.well-known/ (saved before migration 0010)        |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
+| W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
 
-E007, E009, E010, W001 and W002 read the database, so they are database checks (Tags.database): like
+E007, E009, E010, W001, W002 and W003 read the database, so they are database checks (Tags.database): like
 Django's own, they run with `manage.py check --database default` and before `migrate`, not
 in a plain `check`, which must work without a database.
 """
@@ -31,7 +32,7 @@ from django.utils.module_loading import import_string
 
 from agents_protocol.core.capabilities import handler_for, registered_names
 from agents_protocol.core.conf import DEFAULTS, get_setting
-from agents_protocol.core.models import AuditConfig, Capability, SessionConfig
+from agents_protocol.core.models import AgentSession, AuditConfig, Capability, SessionConfig
 from agents_protocol.core.provider import base_methods, implements
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN
 
@@ -155,6 +156,54 @@ def database_supported(app_configs, databases=None, **kwargs):
         hint="Use PostgreSQL or SQLite.",
         id="agents_protocol.E009",
     )]
+
+
+SQLITE_OPTIONS = (
+    '"OPTIONS": {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}'
+)
+MIN_BUSY_TIMEOUT = 5  # seconds; also what Python's sqlite3 waits when OPTIONS gives no timeout
+
+
+@register(Tags.database)
+def sqlite_ready_for_parallel_writes(app_configs, databases=None, **kwargs):
+    """Parallel agent calls on SQLite's default settings fail with "database is locked": a deferred
+    transaction that turns into a write cannot wait for the lock, and without WAL readers block it."""
+    alias = router.db_for_write(AgentSession)
+    if not databases or alias not in databases:
+        return []
+    connection = connections[alias]
+    if connection.vendor != "sqlite" or connection.is_in_memory_db():
+        return []
+    missing = _sqlite_settings_missing(connection)
+    if not missing:
+        return []
+    return [Warning(
+        f"agents_protocol writes to the SQLite database {alias!r} without {', '.join(missing)}: parallel agent "
+        "calls (two cart.add at once) will be refused with 503 backend_unavailable (\"database is locked\").",
+        hint=f'Set DATABASES["{alias}"][{SQLITE_OPTIONS}] (Django 5.1+), or use PostgreSQL.',
+        id="agents_protocol.W003",
+    )]
+
+
+def _sqlite_settings_missing(connection):
+    options = connection.settings_dict.get("OPTIONS", {})
+    missing = []
+    if _journal_mode(connection) != "wal":
+        missing.append("WAL (journal_mode=WAL)")
+    if str(options.get("transaction_mode", "")).upper() != "IMMEDIATE":
+        missing.append('immediate transactions (transaction_mode "IMMEDIATE")')
+    if options.get("timeout", MIN_BUSY_TIMEOUT) < MIN_BUSY_TIMEOUT:
+        missing.append(f"a busy timeout of at least {MIN_BUSY_TIMEOUT} seconds (timeout)")
+    return missing
+
+
+def _journal_mode(connection):
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA journal_mode")
+            return cursor.fetchone()[0].lower()
+    except DatabaseError:
+        return None
 
 
 @register(Tags.urls)

@@ -4,6 +4,7 @@ import base64
 import pytest
 from django.core.checks import run_checks
 from django.db import connections
+from django.db.utils import ConnectionHandler
 from django.test import override_settings
 
 from agents_protocol import checks
@@ -158,3 +159,46 @@ def test_an_endpoint_outside_well_known_is_an_error_of_the_database_checks():
     (error,) = checks.endpoints_under_well_known(None, databases=["default"])
     assert error.id == "agents_protocol.E010" and "'/api/search'" in error.msg and "search" in error.msg
     assert checks.endpoints_under_well_known(None) == []  # a plain check reads no database
+
+
+@pytest.fixture
+def host_sqlite(tmp_path, monkeypatch):
+    """Point the app's writes at a SQLite file configured like a host shop's settings (`options`)."""
+    handlers = []
+
+    def use(options):
+        handler = ConnectionHandler({"default": {"ENGINE": "django.db.backends.sqlite3",
+                                                 "NAME": str(tmp_path / f"shop-{len(handlers)}.sqlite3"),
+                                                 "OPTIONS": options}})
+        handlers.append(handler)
+        monkeypatch.setattr(checks, "connections", handler)
+        return checks.sqlite_ready_for_parallel_writes(None, databases=["default"])
+
+    yield use
+    for handler in handlers:
+        handler.close_all()
+
+
+def test_w003_the_sites_own_sqlite_settings_pass():
+    assert checks.sqlite_ready_for_parallel_writes(None, databases=["default"]) == []
+
+
+def test_w003_djangos_default_sqlite_settings_are_named_with_the_fix(host_sqlite):
+    [warning] = host_sqlite({})
+    assert warning.id == "agents_protocol.W003"
+    assert "WAL" in warning.msg and "immediate transactions" in warning.msg and "busy timeout" not in warning.msg
+    assert '"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20' in warning.hint
+
+
+def test_w003_the_recommended_settings_pass_and_a_short_timeout_does_not(host_sqlite):
+    recommended = {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}
+    assert host_sqlite(recommended) == []
+    [warning] = host_sqlite({**recommended, "timeout": 1})
+    assert "busy timeout of at least 5 seconds" in warning.msg and "WAL" not in warning.msg
+
+
+def test_w003_reads_a_file_database_only_when_asked(monkeypatch):
+    assert checks.sqlite_ready_for_parallel_writes(None) == []
+    handler = ConnectionHandler({"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}})
+    monkeypatch.setattr(checks, "connections", handler)
+    assert checks.sqlite_ready_for_parallel_writes(None, databases=["default"]) == []
