@@ -1,4 +1,4 @@
-"""Record every call of the pipeline for the activity page, at next to no cost to the call.
+"""Record every call of the pipeline for the activity page, for about 10 µs of CPU a call.
 
 A call is appended to its worker process's buffer (a tuple, no query); the buffer is written
 with one bulk INSERT when it holds ACTIVITY_BUFFER_SIZE calls, at the first call after its

@@ -21,7 +21,8 @@ TRUSTED_PROXY_COUNT how many reverse proxies in front of the site append to X-Fo
                     client cannot forge. With n, it is the n-th entry from the right.
 
 The agent activity page (activity/): every call of the pipeline is one row of AgentCall,
-kept in each worker process and written in batches, so recording costs a call next to nothing.
+kept in each worker process and written in batches, so recording costs a call about 10 µs of
+CPU (docs/performance.md).
 
 ACTIVITY_BUFFER_SIZE     calls a worker keeps before writing them in one INSERT (500); 1 writes
                          every call at once (the tests); 0 records nothing.
@@ -29,7 +30,7 @@ ACTIVITY_FLUSH_SECONDS   a worker also writes its kept calls at its first call o
                          this old (10), and when it exits: the page is at most this late, plus
                          the time until the worker's next call.
 ACTIVITY_RETENTION_DAYS  calls older than this many days are deleted, by a worker writing its
-                         calls, at most once an hour (30).
+                         calls, at most once an hour, and by `manage.py agents_prune` (30).
 
 The steps of the agent pipeline, as Django REST framework's DEFAULT_* settings name them, so
 a shop swaps one (a subclass of ours, usually) without touching the others. Every transport
