@@ -24,10 +24,16 @@ LONGEST_RANGE_DAYS = 366
 # Agents name themselves: whatever looks like an email address or a token is not shown.
 EMAIL = re.compile(r"[^\s@]+@[^\s@]+")
 TOKEN = re.compile(r"[A-Za-z0-9_-]{32,}")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def shown(text):
     return TOKEN.sub("[hidden]", EMAIL.sub("[email hidden]", text))
+
+
+def spreadsheet_safe(cell):
+    """A cell a spreadsheet will not run: agents name themselves, and "=HYPERLINK(…)" is a formula."""
+    return f"'{cell}" if isinstance(cell, str) and cell[:1] in FORMULA_STARTS else cell
 
 
 def shown_agent(row):
@@ -176,5 +182,5 @@ class AgentActivityAdmin(admin.ModelAdmin):
         response["Content-Disposition"] = f'attachment; filename="agent-activity-{table}-{period.first}-{period.last}.csv"'
         writer = csv.writer(response)
         writer.writerow(found.headers)
-        writer.writerows(found.rows)
+        writer.writerows([spreadsheet_safe(cell) for cell in row] for row in found.rows)
         return response

@@ -214,6 +214,20 @@ def test_filters_narrow_the_page_to_one_capability_or_one_agent(live_server, tra
     expect(page.locator(".errornote")).to_have_text("The range ends before it starts.")
 
 
+def test_an_agent_cannot_name_itself_a_spreadsheet_formula(live_server, page):
+    formula = "=HYPERLINK(\"https://evil.example\",\"open\")"
+    agent = AgentClient(live_server.url)
+    agent.start_session(agent_name=formula, agent_version="@SUM(1)")
+    assert agent.get(f"{API}/search", {"q": "mug"}).status_code == 200
+    get_user_model().objects.create_superuser("staff", "staff@example.com", PASSWORD)
+    log_in(page, live_server.url, "staff")
+    page.goto(f"{live_server.url}{ACTIVITY}")
+    assert [formula, "@SUM(1)"] in [row[:2] for row in table(page, "agents")]  # shown as text on the page
+    rows = download(page, live_server.url, "agents")
+    assert [f"'{formula}", "'@SUM(1)"] in [row[:2] for row in rows]
+    assert not any(cell.startswith(("=", "@")) for row in rows for cell in row)
+
+
 def test_the_charts_follow_the_admins_light_and_dark_themes(live_server, traffic, page):
     get_user_model().objects.create_superuser("staff", "staff@example.com", PASSWORD)
     log_in(page, live_server.url, "staff")
