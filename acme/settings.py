@@ -243,6 +243,9 @@ AGENTS_PROTOCOL = {
     # A base64 Ed25519 seed from the environment wins; otherwise one is generated into DATA_DIR.
     "SIGNING_KEY": os.environ.get("AUDIT_SIGNING_KEY") or None,
     "SIGNING_KEY_FILE": DATA_DIR / "audit_signing_key",
+    # The demo's sandbox for agent developers (docs/agent-testing.md): a session named with
+    # sandbox:rate-limit gets 3 calls a minute, one named with sandbox:short-session lives 10 s.
+    "SANDBOX": {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10},
     "DEFAULT_SITE": {
         "name": "Acme Ceramics",
         "description": "Handmade ceramic mugs, bowls, vases, plates and planters",

@@ -19,6 +19,9 @@ AUDIT_RETENTION_DAYS  sessions ended longer ago are deleted with their trails by
 TRUSTED_PROXY_COUNT how many reverse proxies in front of the site append to X-Forwarded-For.
                     0 (default) ignores the header: the client address is REMOTE_ADDR, which a
                     client cannot forge. With n, it is the n-th entry from the right.
+SANDBOX             None (default): off. A dict turns on the sandbox for agent developers
+                    (sandbox.py): sessions whose agent name asks for it get REQUESTS_PER_MINUTE
+                    (3) or live SESSION_TTL_SECONDS (10); for a demo or staging shop.
 
 The agent activity page (activity/): every call of the pipeline is one row of AgentCall,
 kept in each worker process and written in batches, so recording costs a call about 10 µs of
@@ -58,6 +61,7 @@ DEFAULTS = {
     "SIGNING_KEY_FILE": None,
     "AUDIT_RETENTION_DAYS": 30,
     "TRUSTED_PROXY_COUNT": 0,
+    "SANDBOX": None,
     "ACTIVITY_BUFFER_SIZE": 500,
     "ACTIVITY_FLUSH_SECONDS": 10,
     "ACTIVITY_RETENTION_DAYS": 30,

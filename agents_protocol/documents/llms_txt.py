@@ -7,6 +7,7 @@ sections point to agents.txt, agents.json, the docs and the other dialects. The 
 states the request size limits of the app's settings (MAX_URL_BYTES, MAX_HEADER_BYTES,
 MAX_BODY_BYTES) beside the configured rate limits.
 """
+from agents_protocol.core import sandbox
 from agents_protocol.core.conf import get_setting
 from agents_protocol.core.schema import param_phrase
 from agents_protocol.documents.interop import (
@@ -50,6 +51,8 @@ def build_llms_txt(config, origin):
     if config.flows:
         blocks.append(_flows(config))
     blocks.append(_limits(config))
+    if sandbox.current_sandbox() is not None:
+        blocks.append(_sandbox(sandbox.current_sandbox()))
     if config.audit.enabled:
         blocks.append(_audit(config))
     blocks += [_errors(), _links(config, base)]
@@ -150,6 +153,16 @@ def _limits(config):
         f"(else 414 `uri_too_long`); header fields at most {get_setting('MAX_HEADER_BYTES')} bytes in all, "
         "each counted as `Name: value` and CRLF (else 431 `headers_too_large`); a JSON body at most "
         f"{get_setting('MAX_BODY_BYTES')} bytes (else 413 `payload_too_large`)."
+    )
+
+
+def _sandbox(settings):
+    return (
+        "**Sandbox** (to test your error handling): a session whose `agent_name` contains "
+        f"`{sandbox.RATE_LIMIT_MARKER}` is allowed {settings.requests_per_minute} requests per minute, so its next "
+        f"call gets 429 `rate_limited`; one whose `agent_name` contains `{sandbox.SHORT_SESSION_MARKER}` expires "
+        f"{settings.session_ttl_seconds} seconds after creation (then 401 `session_expired`). Other sessions keep "
+        "the limits above."
     )
 
 

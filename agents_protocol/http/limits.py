@@ -1,7 +1,8 @@
 """Requests per minute for the agent API, counted by django-ratelimit in the shared cache.
 
 The limit is `requests_per_minute` of the current configuration snapshot, so an admin change
-applies from the next call, in every worker. A call counts against its session (keyed by the
+applies from the next call, in every worker (lower for a session that asked the sandbox for it:
+core/sandbox.py). A call counts against its session (keyed by the
 SHA-256 of its token, as stored; never the raw token) when it carries a valid session token,
 otherwise against the client address (an IPv6 address by its /64, which one client usually
 holds whole). A token that does not authenticate counts against the address, so inventing
@@ -23,6 +24,7 @@ from functools import lru_cache
 from django_ratelimit import core as ratelimit_core
 from django_ratelimit.core import get_usage
 
+from agents_protocol.core import sandbox
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.http.client import client_address
@@ -74,7 +76,7 @@ def count(request, session=None, rate_limit=None):
     """
     if hasattr(request, USAGE_ATTRIBUTE):
         return getattr(request, USAGE_ATTRIBUTE)
-    limit = (rate_limit or current_config().rate_limit).requests_per_minute
+    limit = sandbox.requests_per_minute(session, (rate_limit or current_config().rate_limit).requests_per_minute)
     key = rate_key(request, session)
     setattr(request, USAGE_ATTRIBUTE, None)  # counted, or tried: never twice
     try:
@@ -98,7 +100,7 @@ def count(request, session=None, rate_limit=None):
 def headroom(request, session, rate_limit):
     """The Usage of `session`'s current window without counting a call (the inspector's view of
     it), or None when counting is off or the cache cannot say."""
-    limit = rate_limit.requests_per_minute
+    limit = sandbox.requests_per_minute(session, rate_limit.requests_per_minute)
     try:
         counted = get_usage(request, group=GROUP, key=lambda group, request: rate_key(request, session),
                             rate=(limit, PERIOD_SECONDS), increment=False)

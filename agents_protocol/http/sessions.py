@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from agents_protocol.audit.chain import close_and_seal
+from agents_protocol.core import sandbox
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import AgentSession
 from agents_protocol.core.sql import ModelRows
@@ -32,8 +33,9 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
     """A new session and its raw token (shown once, stored only as a hash).
 
     Refuses with 429 once the address holds `max_sessions` live sessions; Retry-After
-    says when the oldest of them expires.
+    says when the oldest of them expires. The sandbox may shorten `ttl_seconds` (core/sandbox.py).
     """
+    ttl_seconds = sandbox.session_ttl(agent.get("agent_name", ""), ttl_seconds)
     now = timezone.now()
     with transaction.atomic():
         _serialize_creates_of(client_address)

@@ -79,7 +79,7 @@ class AgentApiView(AgentView):
             "session_token": raw_token,
             "session_id": session.public_id,
             "expires_at": iso_utc(session.expires_at),
-            "ttl_seconds": config.session.ttl_seconds,
+            "ttl_seconds": round((session.expires_at - session.created_at).total_seconds()),
             "capabilities": [c.name for c in config.enabled_capabilities if c.requires_session],
             "audit": session.audited,  # session.md: `"audit": true` when audit is on (it was, for this session)
             "inspect_url": inspect_url(self.origin, session),
