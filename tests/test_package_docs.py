@@ -1,5 +1,6 @@
 """docs/integration.md stays true: its copies of the second shop's files, settings and checks."""
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,26 @@ def test_the_oscar_path_documents_every_setting_and_check_of_the_oscar_integrati
     defined = set(re.findall(r'id="(agents_protocol_oscar\.[EW]\d{3})"', source))
     assert defined == {"agents_protocol_oscar.E001", "agents_protocol_oscar.E002"}
     assert defined == set(re.findall(r"`(agents_protocol_oscar\.[EW]\d{3})`", oscar_path))
+
+
+def error_table(text, heading):
+    """{code: status} of the first table after `heading` whose rows start with a status and a `code`."""
+    start = text.index(heading)
+    end = text.find("\n## ", start + 1)
+    rows = re.findall(r"^\| (\d{3}) \| `([a-z_]+)` \|", text[start:end if end != -1 else None], flags=re.MULTILINE)
+    return {code: int(status) for status, code in rows}
+
+
+def test_the_provider_error_codes_are_the_apis_with_the_same_status():
+    provider_codes = error_table(GUIDE, "\n## Error codes a provider raises\n")
+    api_codes = error_table((ROOT / "docs" / "api.md").read_text(), "\n## Error codes\n")
+    assert len(provider_codes) >= 10
+    assert {code: api_codes.get(code) for code in provider_codes} == provider_codes
+
+
+def test_the_guide_names_every_dependency_of_the_wheel():
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    install = section("Five steps")
+    for requirement in dependencies:
+        name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0]
+        assert name.lower() in install.lower(), name

@@ -59,7 +59,15 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": DATA_DIR / "db.sqlite3"}}
+# WAL, immediate transactions and a busy timeout, so parallel agent calls wait for SQLite's write
+# lock instead of failing (docs/integration.md#sqlite; check agents_protocol.W003 names what is missing).
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": DATA_DIR / "db.sqlite3",
+        "OPTIONS": {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20},
+    }
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # One process serves this shop, so a local-memory cache holds every rate-limit counter.

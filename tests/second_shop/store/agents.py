@@ -1,7 +1,11 @@
 """Northwind Goods' provider: how agents_protocol reaches this shop's items, baskets and orders.
 
-Named in settings as AGENTS_PROTOCOL["PROVIDER"] = "store.agents.StoreProvider". Each method
-returns JSON-ready data (Decimal for money) or raises CapabilityError to refuse.
+Named in settings as AGENTS_PROTOCOL["PROVIDER"] = "store.agents.StoreProvider". It overrides
+the ShopProvider methods of the capabilities this shop supports; the app calls each with the
+call's context and keyword arguments, already checked against the capability's parameters, and
+runs those that change something in a transaction it opens. Each returns JSON-ready data
+(Decimal for money, which the app writes with the currency's decimals) or raises
+CapabilityError to refuse.
 """
 from contextlib import contextmanager
 from decimal import Decimal
@@ -13,7 +17,7 @@ from django.urls import reverse
 
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
-from agents_protocol.core.provider import CallContext, Handoff, ItemPage
+from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopProvider
 
 from . import basket
 from .models import BasketLine, ContactRequest, Item, PendingOrder
@@ -83,14 +87,14 @@ def order_data(order):
     }
 
 
-class StoreProvider:
-    def search(self, context: CallContext, query, page, limit):
+class StoreProvider(ShopProvider):
+    def search(self, context: CallContext, *, query, page, limit):
         found = Item.objects.filter(listed=True).filter(
             Q(title__icontains=query) | Q(blurb__icontains=query) | Q(sku__iexact=query)
         )
         return page_of(found, page, limit)
 
-    def browse(self, context: CallContext, category, sort, page, limit):
+    def browse(self, context: CallContext, *, category, sort, page, limit):
         if sort not in SORTS:
             raise CapabilityError(400, "invalid_params", f"Unknown sort {sort!r}.",
                                   fields={"sort": f"Must be one of: {', '.join(SORTS)}."})
@@ -101,13 +105,13 @@ class StoreProvider:
                 raise CapabilityError(404, "unknown_category", f"No department {category!r}.")
         return page_of(items.order_by(SORTS[sort], "sku"), page, limit)
 
-    def item_detail(self, context: CallContext, item_id):
+    def item_detail(self, context: CallContext, *, item_id):
         item = Item.objects.filter(sku=item_id, listed=True).first()
         if item is None:
             return None  # the app answers 404 unknown_item
         return {**item_summary(item), "description": item.blurb, "stock": item.quantity_on_hand}
 
-    def cart_add(self, context: CallContext, item_id, quantity):
+    def cart_add(self, context: CallContext, *, item_id, quantity):
         with basket_errors():
             total = basket.add(owner(context), item_id, quantity)
         return line_change(context, item_id, total)
@@ -115,12 +119,12 @@ class StoreProvider:
     def cart_view(self, context: CallContext):
         return basket_data(context)
 
-    def cart_update(self, context: CallContext, item_id, quantity):
+    def cart_update(self, context: CallContext, *, item_id, quantity):
         with basket_errors():
             basket.set_quantity(owner(context), item_id, quantity)
         return line_change(context, item_id, quantity)
 
-    def cart_remove(self, context: CallContext, item_id):
+    def cart_remove(self, context: CallContext, *, item_id):
         with basket_errors():
             basket.set_quantity(owner(context), item_id, 0)
         return line_change(context, item_id, 0)
@@ -131,7 +135,7 @@ class StoreProvider:
         url = context.absolute_url(reverse("store:review", args=[order.token]))
         return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.reference)
 
-    def order_status(self, context: CallContext, order_id):
+    def order_status(self, context: CallContext, *, order_id):
         orders = PendingOrder.objects.filter(owner=owner(context))
         if order_id is None:
             return {"orders": [order_data(order) for order in orders]}
@@ -140,7 +144,7 @@ class StoreProvider:
             raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")
         return order_data(order)
 
-    def contact(self, context: CallContext, name, email, message):
+    def contact(self, context: CallContext, *, name, email, message):
         request = ContactRequest.objects.create(name=name, email=email, message=message)
         sent = send_mail(f"Message from {name}", message, None, [settings.STORE_CONTACT_EMAIL])
         return {"sent": sent == 1, "reference": request.pk}  # the protocol's answer is {"sent": true}
