@@ -2,7 +2,8 @@
 settings.SHOP_PAYMENT_BACKEND (a dotted path to a PaymentBackend subclass).
 
 `confirm_order` calls `charge` as the last step inside its database transaction, after
-the stock was taken: an approval commits the order, a decline rolls everything back. A
+the stock was taken: an approval commits the order, a decline or a pending payment rolls
+everything back (the order stays open for another attempt). A
 backend for a real gateway should authorize there and capture once the order is
 committed, so a failed commit never leaves money taken.
 """
@@ -25,7 +26,8 @@ class Customer:
 class PaymentResult:
     approved: bool
     reference: str  # the backend's id for the payment, kept on the order
-    message: str  # one sentence for the human when declined
+    message: str  # one sentence for the human when declined or pending
+    pending: bool = False  # neither approved nor declined yet: the order stays pending
 
 
 class PaymentBackend:
@@ -42,16 +44,23 @@ class DemoPaymentBackend(PaymentBackend):
     a blank or any other valid card number approves."""
 
     DECLINE_CARD = "4000000000000002"
+    PENDING_CARD = "4000000000003063"
     takes_card_number = True
     notice = (
         "Demo payment: nothing is charged. Leave the card number blank or use 4242 4242 4242 4242 to approve; "
-        "4000 0000 0000 0002 is declined."
+        "4000 0000 0000 0002 is declined; 4000 0000 0000 3063 stays pending."
     )
 
     def charge(self, order, customer):
         if customer.card_number == self.DECLINE_CARD:
             return PaymentResult(
                 approved=False, reference="", message="The demo payment was declined. Nothing was charged."
+            )
+        if customer.card_number == self.PENDING_CARD:
+            return PaymentResult(
+                approved=False, pending=True, reference=f"demo_pending_{secrets.token_hex(8)}",
+                message="The demo payment is pending: the bank has not answered. Nothing was charged and "
+                "the order stays pending; try again or use another card.",
             )
         return PaymentResult(approved=True, reference=f"demo_{secrets.token_hex(8)}", message="")
 

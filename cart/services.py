@@ -73,6 +73,16 @@ class PaymentDeclined(HandoffError):
     status = 402
 
 
+class PaymentPending(HandoffError):
+    """The backend neither approved nor declined: nothing was taken and the order stays pending."""
+
+    status = 202
+
+    def __init__(self, message, reference):
+        super().__init__(message)
+        self.reference = reference  # the payment's id at the backend, kept on the order
+
+
 def get_open_cart(agent_session):
     """The session's single open cart, created on first use."""
     cart = find_open_cart(agent_session)
@@ -165,7 +175,8 @@ def confirm_order(order, customer, *, backend=None):
 
     Raises OrderClosed if the order is no longer open (a racing submit confirmed it first,
     or it was cancelled or expired), HandoffError (409) naming the lines stock no longer
-    covers, PaymentDeclined (402) after recording the decline; a declined order can be
+    covers, PaymentDeclined (402) after recording the decline, PaymentPending (202) when the
+    backend has no answer yet (the order stays pending); a declined or pending order can be
     confirmed again until it expires. A refused attempt keeps the customer's details.
     """
     backend = backend or get_payment_backend()
@@ -174,6 +185,8 @@ def confirm_order(order, customer, *, backend=None):
             _lock_open_order(order)
             _take_stock(order)
             payment = backend.charge(order, customer)
+            if payment.pending:
+                raise PaymentPending(payment.message or "The payment is pending.", payment.reference)
             if not payment.approved:
                 raise PaymentDeclined(payment.message or "The payment was declined.")
             now = timezone.now()
@@ -183,7 +196,7 @@ def confirm_order(order, customer, *, backend=None):
             )
             Cart.objects.filter(pk=order.cart_id).update(status=Cart.Status.SUBMITTED, updated=now)
     except HandoffError as refusal:
-        _record_refused_attempt(order, customer, declined=isinstance(refusal, PaymentDeclined))
+        _record_refused_attempt(order, customer, refusal)
         raise
     return order
 
@@ -239,12 +252,17 @@ def _update_order(order, **fields):
     order.refresh_from_db()
 
 
-def _record_refused_attempt(order, customer, *, declined):
-    """Keep the details the human typed (the form shows them again); a decline also sets the status."""
-    status = {"status": Order.Status.DECLINED} if declined else {}
+def _record_refused_attempt(order, customer, refusal):
+    """Keep the details the human typed (the form shows them again); a payment's outcome also sets
+    the status (a pending one keeps the backend's reference, so the page can say it is pending)."""
+    outcome = {}
+    if isinstance(refusal, PaymentDeclined):
+        outcome = {"status": Order.Status.DECLINED, "payment_reference": ""}
+    elif isinstance(refusal, PaymentPending):
+        outcome = {"status": Order.Status.PENDING, "payment_reference": refusal.reference}
     with transaction.atomic():
         _lock_open_order(order)
-        _update_order(order, **status, **_customer_fields(customer))
+        _update_order(order, **outcome, **_customer_fields(customer))
 
 
 def _customer_fields(customer):

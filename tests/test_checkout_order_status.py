@@ -79,6 +79,13 @@ def test_the_agent_sees_a_decline_then_a_successful_retry(handed_off):
     assert status_of(agent, handoff["order_id"])["status"] == "confirmed"
 
 
+def test_the_agent_sees_a_pending_payment_as_pending(handed_off):
+    handoff, agent, human = handed_off
+    assert human.confirm(card_number="4000 0000 0000 3063").status_code == 202
+    order = status_of(agent, handoff["order_id"])
+    assert (order["status"], order["confirmed_at"]) == ("pending", None)
+
+
 def test_the_agent_sees_a_cancellation(handed_off):
     handoff, agent, human = handed_off
     human.post("cancel/")

@@ -172,6 +172,33 @@ def test_the_decline_test_card_is_declined_and_another_card_can_retry(human, mug
     assert stock(mug) == 8
 
 
+def test_the_pending_test_card_leaves_the_order_pending_until_another_card_pays(human, mug):
+    pending = human.confirm(card_number="4000 0000 0000 3063")
+
+    assert pending.status_code == 202
+    assert "The demo payment is pending: the bank has not answered." in pending.text
+    order = the_order()
+    assert order.status == Order.Status.PENDING
+    assert order.payment_reference.startswith("demo_pending_")
+    assert order.confirmed_at is None
+    assert stock(mug) == 10
+    assert "The last payment attempt is still pending" in human.open().text
+
+    confirmed = human.confirm(card_number="4242 4242 4242 4242")
+    assert "your order is confirmed" in confirmed.text
+    order = the_order()
+    assert order.status == Order.Status.CONFIRMED
+    assert order.payment_reference.startswith("demo_") and not order.payment_reference.startswith("demo_pending_")
+    assert stock(mug) == 8
+
+
+def test_a_decline_after_a_pending_attempt_forgets_the_pending_reference(human):
+    human.confirm(card_number="4000 0000 0000 3063")
+    human.confirm(card_number="4000 0000 0000 0002")
+    assert (the_order().status, the_order().payment_reference) == (Order.Status.DECLINED, "")
+    assert "still pending" not in human.open().text
+
+
 @pytest.mark.parametrize("card_number", ["4242 4242 4242 4243", "1234", "4242 4242 4242 424x", "٤٢٤٢٤٢٤٢٤٢٤٢٤٢٤٢"])
 def test_an_invalid_card_number_shows_the_form_again_and_charges_nothing(human, mug, card_number):
     response = human.confirm(card_number=card_number)
@@ -184,7 +211,7 @@ def test_an_invalid_card_number_shows_the_form_again_and_charges_nothing(human, 
 
 def test_the_page_lists_the_demo_test_cards(human):
     page = human.open().text
-    for card in ("4242 4242 4242 4242", "4000 0000 0000 0002"):
+    for card in ("4242 4242 4242 4242", "4000 0000 0000 0002", "4000 0000 0000 3063"):
         assert card in page
 
 

@@ -39,6 +39,13 @@ def test_demo_backend_declines_the_decline_test_card():
     assert "declined" in result.message
 
 
+def test_demo_backend_leaves_the_pending_test_card_undecided_with_a_reference():
+    result = DemoPaymentBackend().charge(ORDER, customer(card_number="4000000000003063"))
+    assert (result.approved, result.pending) == (False, True)
+    assert result.reference.startswith("demo_pending_")
+    assert "pending" in result.message
+
+
 def test_a_name_no_longer_chooses_the_outcome():
     assert DemoPaymentBackend().charge(ORDER, customer(name="Decline Demo")).approved is True
 
@@ -46,6 +53,7 @@ def test_a_name_no_longer_chooses_the_outcome():
 def test_demo_backend_tells_the_human_the_test_cards():
     assert "nothing is charged" in DemoPaymentBackend.notice
     assert "4000 0000 0000 0002 is declined" in DemoPaymentBackend.notice
+    assert "4000 0000 0000 3063 stays pending" in DemoPaymentBackend.notice
     assert DemoPaymentBackend.takes_card_number and not PaymentBackend.takes_card_number
 
 

@@ -94,6 +94,20 @@ def test_a_declined_payment_is_explained_and_a_retry_succeeds(handoff, page):
     assert Order.objects.get().status == Order.Status.CONFIRMED
 
 
+def test_a_pending_payment_keeps_the_order_pending_and_says_so(handoff, page):
+    page.goto(handoff["checkout_url"])
+    expect(page.get_by_text("4000 0000 0000 3063 stays pending")).to_be_visible()
+
+    fill_details(page, card_number="4000 0000 0000 3063")
+    page.get_by_role("button", name="Confirm order").click()
+
+    expect(page.get_by_role("alert")).to_contain_text("The demo payment is pending")
+    assert Order.objects.get().status == Order.Status.PENDING
+    page.goto(handoff["checkout_url"])
+    expect(page.get_by_role("alert")).to_contain_text("The last payment attempt is still pending")
+    expect(page.get_by_role("button", name="Confirm order")).to_be_visible()
+
+
 def test_an_expired_link_shows_an_explanation(handoff, page):
     Order.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
 
