@@ -29,6 +29,9 @@ class HumanCheckoutTests(BrowserTestCase):
                          [("BOWL-TEN", 1), ("MUG-CEL-S", 2)])
         self.assertEqual(order.total_incl_tax, Decimal("48.00"))
         self.assert_confirmed(agent, handoff, order)
+        again = self.page.goto(handoff["checkout_url"])
+        self.assertEqual(again.status, 410)
+        expect(self.page.locator(".agents-link-closed")).to_have_text("This checkout link has already been used.")
 
     def test_a_customer_who_signs_in_during_checkout_places_the_agents_order(self):
         customer = self.make_customer()
