@@ -12,6 +12,7 @@ from django.urls import reverse
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopProvider
+from cart import scenarios as cart_scenarios
 from cart import selectors as cart_selectors
 from cart import services as cart_services
 from cart.money import to_money
@@ -169,7 +170,7 @@ class AcmeProvider(ShopProvider):
     def checkout(self, context: CallContext):
         with cart_errors_as_capability_errors():
             order, token = cart_services.start_checkout(
-                context.session, ttl_seconds=settings.CHECKOUT_TTL_SECONDS,
+                context.session, ttl_seconds=cart_scenarios.checkout_ttl_seconds(context.session),
                 in_same_transaction=context.record_change,
             )
         url = context.absolute_url(reverse("cart:handoff", kwargs={"token": token}))
