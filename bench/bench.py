@@ -61,8 +61,8 @@ SUSTAINED_TOLERANCE = 0.10
 # A case whose answers are more than this share other than 2xx (or socket errors) is no
 # measurement: the run fails, whichever side answered them.
 ERROR_SHARE_LIMIT = 0.01
-# Cases the reference SDK has too (bench-server.js); the others it lacks (floor, MCP, a
-# browse deep in the catalog it answers by slicing, cart.view) or, uncached, has nothing to skip.
+# The cases compared with the reference SDK (issue 21). It has no floor, no MCP and no read
+# cache for search_uncached to skip; browse and cart.view it has, but they are not compared.
 PEER_CASES = ["agents.json", "agents.txt", "detail", "search", "cart.add", "purchase_flow"]
 WINDOW_SECONDS = 10
 ONE_CLIENT = ["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"]
