@@ -526,6 +526,12 @@ def print_tables(title, results):
         print(f"\n{title}, side by side with the reference SDK\n\n{peer_table(results)}", flush=True)
 
 
+def print_report(report):
+    print_tables("Embedded default", report)
+    if "skipped" not in report["scale_out"]:
+        print_tables("Scale-out", report["scale_out"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     # 4 s, not 5: the peer's runs fit in the 30 minutes the whole bench may take on 2 cores.
@@ -537,7 +543,12 @@ def main():
     parser.add_argument("--no-scale-out", action="store_true")
     parser.add_argument("--no-peer", action="store_true", help="without the reference SDK (bench/peer.py)")
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--tables", type=Path, metavar="RESULTS",
+                        help="print the tables of a results file (for docs/performance.md), run nothing")
     args = parser.parse_args()
+    if args.tables:
+        print_report(json.loads(args.tables.read_text()))
+        return
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: bench/run installs it (apt-get install wrk)")
 
