@@ -390,7 +390,7 @@ def bench_shape(data_dir, catalogs, seconds, rounds, sustained_seconds, with_pee
         specs, peer_specs = cases(tokens_file, mcp_sessions_file), cases(peer_tokens_file, mcp_sessions_file)
         results = {}
         for products in catalogs:
-            label = f"{products // 1000}k"
+            label = f"{products // 1000}k" if products % 1000 == 0 else str(products)
             site.grow_catalog(products)
             if peer:
                 serve_catalog(site, peer)
