@@ -17,6 +17,7 @@ from cart import selectors as cart_selectors
 from cart import services as cart_services
 from cart.money import to_money
 from catalog import read_cache
+from catalog import scenarios as catalog_scenarios
 from catalog import selectors as catalog_selectors
 
 from .models import ContactMessage
@@ -119,6 +120,19 @@ def order_summary(order):
     }
 
 
+def price_change_notice(order, line, price_then):
+    return (
+        f"The price of {line.product_name} ({line.product_public_id}) changed from {price_then} to "
+        f"{line.unit_price} {order.currency} since it was added to the cart; the order and your human's page "
+        "use the new price."
+    )
+
+
+def holds(session, item_id):
+    """Whether the session's open cart holds the item (no session: no cart)."""
+    return session is not None and any(item.item_id == item_id for item in cart_selectors.view_cart(session).items)
+
+
 def line_result(session, item_id, quantity, **extra):
     cart = cart_data(session)
     return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
@@ -145,12 +159,16 @@ class AcmeProvider(ShopProvider):
         return ItemPage([product_summary(context.origin, p) for p in products], total)
 
     def item_detail(self, context: CallContext, item_id):
+        rearmed = catalog_scenarios.rearms(item_id)
+        if rearmed is not None and not holds(context.session, rearmed):
+            catalog_scenarios.rearm(item_id)
         return detail_answer(item_id, context.origin)
 
     def cart_add(self, context: CallContext, item_id, quantity):
         with cart_errors_as_capability_errors():
             in_cart = cart_services.add_item(context.session, item_id, quantity,
                                              in_same_transaction=context.record_change)
+        catalog_scenarios.after_added_to_cart(item_id)
         return line_result(context.session, item_id, in_cart)
 
     def cart_view(self, context: CallContext):
@@ -174,7 +192,8 @@ class AcmeProvider(ShopProvider):
                 in_same_transaction=context.record_change,
             )
         url = context.absolute_url(reverse("cart:handoff", kwargs={"token": token}))
-        return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.number)
+        return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.number,
+                       notices=tuple(price_change_notice(order, *change) for change in cart_selectors.price_changes(order)))
 
     def order_status(self, context: CallContext, order_id):
         if order_id is None:

@@ -39,6 +39,8 @@ class CartLine(models.Model):
     product = models.ForeignKey("catalog.Product", on_delete=models.PROTECT, related_name="+")
     quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     added = models.DateTimeField(auto_now_add=True)
+    # The price when the line was created: checkout tells the agent when it changed since.
+    unit_price_added = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
 
     class Meta:
         ordering = ["added", "id"]

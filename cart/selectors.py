@@ -34,6 +34,16 @@ class CartView:
     total_quantity: int
 
 
+def price_changes(order):
+    """The order's lines priced otherwise than when they were added to the cart: (line, price then)."""
+    added = dict(CartLine.objects.filter(cart_id=order.cart_id).values_list("product_id", "unit_price_added"))
+    return [
+        (line, to_money(added[line.product_id]))
+        for line in order.lines.all()
+        if added.get(line.product_id) is not None and to_money(added[line.product_id]) != line.unit_price
+    ]
+
+
 def available_quantity(product):
     """How many of a product can still be bought; an inactive product has none."""
     return available_from(product.stock, product.is_active)

@@ -343,7 +343,7 @@ def _add_to_line(cart, product, quantity, limit):
         return None
     try:
         with transaction.atomic():
-            CartLine.objects.create(cart=cart, product=product, quantity=quantity)
+            CartLine.objects.create(cart=cart, product=product, quantity=quantity, unit_price_added=product.price)
         return quantity
     except IntegrityError:
         # A concurrent request inserted the line first: add on top of it instead.

@@ -118,5 +118,7 @@ def test_command_prints_a_summary():
     call_command("load_demo_catalog", stdout=second)
 
     expected = f"Demo catalog: {PRODUCT_COUNT} products in {CATEGORY_COUNT} categories"
-    assert first.getvalue().strip() == f"{expected} ({PRODUCT_COUNT} created, 0 updated, 0 unchanged)"
-    assert second.getvalue().strip() == f"{expected} (0 created, 0 updated, {PRODUCT_COUNT} unchanged)"
+    pieces = "; the test pieces of docs/agent-testing.md restored"
+    assert first.getvalue().strip() == f"{expected} ({PRODUCT_COUNT} created, 0 updated, 0 unchanged){pieces}"
+    assert second.getvalue().strip() == f"{expected} (0 created, 0 updated, {PRODUCT_COUNT} unchanged){pieces}"
+    assert Product.objects.get(public_id="test-last-one-vase").stock == 1

@@ -124,13 +124,16 @@ def cart_remove(call):
 @calls_provider("checkout", "checkout", changes=True)
 def checkout(call):
     handoff = ask_provider(call, "checkout")
-    return {
+    answer = {
         "checkout_url": handoff.checkout_url,
         "human_handoff": True,
         "expires_at": iso_utc(handoff.expires_at),
         "order_id": handoffs.agent_order_id(call.context.session, handoff),
         "message": HANDOFF_MESSAGE,
     }
+    if handoff.notices:
+        answer["notices"] = list(handoff.notices)
+    return answer
 
 
 @calls_provider("order.status", "order_status")

@@ -65,6 +65,7 @@ class Handoff:
     expires_at: Any
     order_id: str | None = None
     reference: str | None = None
+    notices: tuple[str, ...] = ()  # sentences for the agent, e.g. a price that changed since it was added
 
     def __post_init__(self):
         if (self.order_id is None) == (self.reference is None):
