@@ -15,6 +15,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from acme.agent_notes import AGENT_NOTES
 from acme.embedded.cache_dir import default_cache_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -250,6 +251,7 @@ AGENTS_PROTOCOL = {
         "name": "Acme Ceramics",
         "description": "Handmade ceramic mugs, bowls, vases, plates and planters",
         "contact": SHOP_CONTACT_EMAIL,
+        "agent_notes": AGENT_NOTES,
     },
 }
 

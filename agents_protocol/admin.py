@@ -51,7 +51,7 @@ class SingletonAdmin(admin.ModelAdmin):
 class SiteProfileAdmin(SingletonAdmin):
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     fieldsets = [
-        (None, {"fields": ["name", "url", "description", "contact", "docs_url"]}),
+        (None, {"fields": ["name", "url", "description", "contact", "docs_url", "agent_notes"]}),
         ("Published documents (preview)", {"fields": ["agents_txt_preview", "agents_json_preview"]}),
     ]
     readonly_fields = ["agents_txt_preview", "agents_json_preview"]

@@ -60,6 +60,9 @@ _FLOW = {
 }
 
 
+SITE_FIELDS = ("name", "url", "description", "contact", "docs_url", "agent_notes")
+
+
 def _section(properties, required=()):
     return {"type": "object", "additionalProperties": False, "required": list(required), "properties": properties}
 
@@ -70,7 +73,7 @@ CONFIG_FILE_SCHEMA = {
     "required": ["site", "session", "rate_limit", "audit", "capabilities", "flows"],
     "properties": {
         "site": _section(
-            {k: {"type": "string"} for k in ("name", "url", "description", "contact", "docs_url")},
+            {k: {"type": "string"} for k in SITE_FIELDS},
             required=["name"],
         ),
         "session": _section(
@@ -101,6 +104,7 @@ def export_config():
             "description": config.site.description,
             "contact": config.site.contact,
             "docs_url": config.site.docs_url,
+            "agent_notes": config.site.agent_notes,
         },
         "session": {
             "create": config.session.create_endpoint,
@@ -199,7 +203,7 @@ def write_config(data, get_model, validate):
         model(name).objects.all().delete()
 
     site, session = data["site"], data["session"]
-    site_fields = {k: site.get(k, "") for k in ("name", "url", "description", "contact", "docs_url")}
+    site_fields = {k: site.get(k, "") for k in SITE_FIELDS}  # agent_notes: "" in files exported before it
     save(singleton("SiteProfile", **site_fields), "site")
     save(singleton(
         "SessionConfig",

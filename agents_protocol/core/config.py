@@ -78,6 +78,7 @@ class SiteSpec:
     description: str
     contact: str
     docs_url: str
+    agent_notes: str = ""
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ def load_config(revision=None):
     flows = Flow.objects.prefetch_related("steps__capability")
     return ProtocolConfig(
         revision=current_revision() if revision is None else revision,
-        site=SiteSpec(site.name, site.url, site.description, site.contact, site.docs_url),
+        site=SiteSpec(site.name, site.url, site.description, site.contact, site.docs_url, site.agent_notes),
         session=SessionSpec(session.create_endpoint, session.delete_endpoint, session.ttl_seconds),
         rate_limit=RateLimitSpec(rate_limit.requests_per_minute, rate_limit.max_sessions),
         audit=AuditSpec(audit.enabled, audit.endpoint),

@@ -65,6 +65,11 @@ class SiteProfile(SingletonModel):
     description = models.CharField(max_length=300, blank=True)
     contact = models.CharField(max_length=320, blank=True, help_text="Contact email or URL.")
     docs_url = models.URLField(blank=True, verbose_name="docs URL")
+    agent_notes = models.TextField(
+        blank=True, max_length=4000,
+        help_text="Markdown for agents, published in llms.txt after the limits: e.g. test data or scenarios "
+        "a demo offers. Bold labels and lists, no headings (# …): llms.txt keeps headings for its links.",
+    )
 
     class Meta:
         verbose_name = "site profile"
@@ -79,6 +84,8 @@ class SiteProfile(SingletonModel):
             raise ValidationError({"contact": "Enter an email address or an http(s) URL."})
         if any(c in value for value in (self.name, self.description) for c in "\r\n"):
             raise ValidationError("Name and description must be one line each (agents.txt is line based).")
+        if any(line.lstrip().startswith("#") for line in self.agent_notes.splitlines()):
+            raise ValidationError({"agent_notes": "Use bold labels instead of headings (lines starting with #)."})
 
 
 class SessionConfig(SingletonModel):

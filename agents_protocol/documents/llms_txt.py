@@ -2,7 +2,9 @@
 
 The llms.txt format allows no headings before its link sections (`## …`, which hold
 only `- [title](url): notes` lines), so seed 001's sections become bold-labelled
-blocks: quick start, capability table, sessions, auth, flows, limits, errors. The link
+blocks: quick start, capability table, sessions, auth, flows, limits, the sandbox (when
+AGENTS_PROTOCOL["SANDBOX"] is on), the shop's own notes for agents (the site profile's
+agent_notes, edited in admin), audit, errors. The link
 sections point to agents.txt, agents.json, the docs and the other dialects. The limits block
 states the request size limits of the app's settings (MAX_URL_BYTES, MAX_HEADER_BYTES,
 MAX_BODY_BYTES) beside the configured rate limits.
@@ -53,6 +55,8 @@ def build_llms_txt(config, origin):
     blocks.append(_limits(config))
     if sandbox.current_sandbox() is not None:
         blocks.append(_sandbox(sandbox.current_sandbox()))
+    if config.site.agent_notes.strip():
+        blocks.append(config.site.agent_notes.strip())
     if config.audit.enabled:
         blocks.append(_audit(config))
     blocks += [_errors(), _links(config, base)]
