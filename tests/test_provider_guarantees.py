@@ -68,6 +68,7 @@ def cart_add_events():
 
 def test_money_is_written_with_the_minor_units_of_its_currency(raw_shop):
     response = raw_shop.get(f"{API}/search", {"q": "cup"})
+    assert '"total":4,' in response.text  # a count, not money
     assert '"price":18.00,' in response.text and '"price":10.00,' in response.text
     assert '"price":1800,' in response.text and '"price":2.000,' in response.text
     prices = [(item["id"], item["price"]) for item in ok_data(response)["results"]]
@@ -131,9 +132,12 @@ def test_amounts_round_half_up_and_floats_are_read_as_written():
     assert str(as_money(Decimal("18"), "USD")) == "18.00"
 
 
-def test_only_amounts_are_rewritten():
+def test_only_amounts_in_a_currency_are_rewritten():
     data = {"currency": "JPY", "price": True, "total": "12.5", "items": [{"stock": 3, "price": 7.5}],
             "variants": [{"id": "v", "price": 1.5, "currency": "USD"}]}
     assert money_written(data) == {"currency": "JPY", "price": True, "total": "12.5",
                                    "items": [{"stock": 3, "price": Decimal("8")}],
                                    "variants": [{"id": "v", "price": Decimal("1.50"), "currency": "USD"}]}
+    page = {"results": [{"id": "cup", "price": 9.999, "currency": "USD"}], "total": 10, "page": 1, "limit": 20}
+    assert money_written(page) == {"results": [{"id": "cup", "price": Decimal("10.00"), "currency": "USD"}],
+                                   "total": 10, "page": 1, "limit": 20}

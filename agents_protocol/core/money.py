@@ -3,9 +3,9 @@
 A provider may return Decimal("18"), 9.999 or 12.5 for a price; the app writes every amount
 with the decimals ISO 4217 gives its currency (18.00 and 10.00 in USD, 1800 in JPY, 1.250 in
 BHD), rounding half up, before the codec writes it. The amounts are the values of MONEY_KEYS
-in the built-in capabilities' answers, in the currency named by the `currency` key of the
-same object or of the nearest object around it; without one, or for a code ISO 4217 does not
-know or gives no minor unit (XAU), two decimals.
+in the built-in capabilities' answers that have a currency: the `currency` key of the same
+object or of the nearest object around it (a search answer's `total` is a count: no currency
+around it). A code ISO 4217 does not know, or gives no minor unit (XAU), gets two decimals.
 """
 import math
 from decimal import ROUND_HALF_UP, Decimal
@@ -48,7 +48,7 @@ def money_written(data, currency=None):
         for key, value in data.items():
             if isinstance(value, (dict, list)):
                 money_written(value, currency)
-            elif key in MONEY_KEYS and _is_amount(value):
+            elif key in MONEY_KEYS and currency is not None and _is_amount(value):
                 data[key] = as_money(value, currency)
     elif isinstance(data, list):
         for item in data:
