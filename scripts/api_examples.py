@@ -296,6 +296,7 @@ def record(site):
     r.call("browse a category, cheapest first", "GET", f"{API}/browse?category=vases&sort=price_asc&limit=2")
     item_id = found[0]["id"]
     r.call("detail", "GET", f"{API}/detail/{item_id}")
+    r.call("detail of a product sold in variants (cart.add takes a variant's id)", "GET", f"{API}/detail/round-planter")
 
     r.heading("Sessions")
     created = r.call("create a session", "POST", f"{API}/session",
@@ -344,6 +345,10 @@ def record(site):
            headers={**auth, "Content-Type": "application/x-www-form-urlencoded"})
     r.call("quantity above stock or maximum", "POST", f"{API}/cart/add",
            body={"item_id": item_id, "quantity": 500}, headers=auth)
+    r.call("quantity below its minimum (checked before the shop is asked)", "POST", f"{API}/cart/add",
+           body={"item_id": item_id, "quantity": 0}, headers=auth)
+    r.call("a product sold in variants, added by its own id", "POST", f"{API}/cart/add",
+           body={"item_id": "round-planter"}, headers=auth)
     r.call("empty cart at checkout", "POST", f"{API}/checkout", headers=auth)
     r.call("wrong method", "DELETE", f"{API}/search")
     r.call("unknown endpoint", "GET", f"{API}/teleport")
