@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.http import HttpResponse
 from django.urls import include, path
 
+from acme.developers import developers
+
 FLOOR_BODY = b'{"ok": true}'
 
 handler500 = "acme.errors.server_error"
@@ -17,6 +19,7 @@ def bench_floor(request):
 urlpatterns = [
     path("", include("agents_protocol.urls")),
     path("admin/", admin.site.urls),
+    path("developers/", developers, name="developers"),
     path("", include("catalog.urls")),
     path("checkout/", include("cart.urls")),
 ] + static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

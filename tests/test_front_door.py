@@ -1,0 +1,83 @@
+"""The front door for agent developers over real HTTP: the home page's fold and /developers/ name the
+well-known URLs, the scenarios, the inspector and the limits, and their ten-line example (the same
+as docs/agent-testing.md's) completes a purchase flow against a live server."""
+import html
+import re
+import subprocess
+import sys
+
+import pytest
+import requests
+
+from catalog import scenarios
+from catalog.demo import load_demo_catalog
+from tests.servers import ROOT
+
+TIMEOUT = 10
+CODE = re.compile(r'<pre class="agent-door__code"><code>(.*?)</code></pre>', re.S)
+DOCS_EXAMPLE = re.compile(r"```python\n(.*?)```", re.S)
+MUST_SAY = [
+    "/.well-known/agents.txt", "/.well-known/agents.json", "/llms.txt", "/.well-known/agents/openapi.json", "/mcp",
+    "inspect_url", "rate_limit", "ttl_seconds",
+    scenarios.SOLD_OUT, scenarios.LAST_ONE, scenarios.PRICE_CHANGE, scenarios.DISCONTINUED,
+    "sandbox:rate-limit", "sandbox:short-session", "sandbox:expired-checkout",
+    "4242 4242 4242 4242", "4000 0000 0000 0002", "4000 0000 0000 3063",
+]
+
+
+@pytest.fixture
+def demo(live_server):
+    load_demo_catalog()
+    scenarios.install_scenarios()
+    return live_server.url
+
+
+def page(url):
+    response = requests.get(url, timeout=TIMEOUT)
+    assert response.status_code == 200
+    return response.text
+
+
+def example_on(text):
+    return html.unescape(CODE.search(text).group(1))
+
+
+@pytest.mark.parametrize("path", ["/", "/developers/"])
+def test_the_page_says_how_to_start(demo, path):
+    text = page(demo + path)
+    for needed in MUST_SAY:
+        assert needed in text, needed
+    assert f'api = "{demo}/.well-known/agents/api"' in example_on(text)
+
+
+def test_a_category_page_keeps_to_the_shop(demo):
+    text = page(f"{demo}/?category=mugs")
+    assert "agent-door" not in text
+    assert 'href="/developers/"' in text  # the footer still points there
+
+
+def test_the_docs_show_the_pages_example(demo):
+    docs = (ROOT / "docs" / "agent-testing.md").read_text()
+    documented = DOCS_EXAMPLE.search(docs).group(1)
+    on_page = example_on(page(f"{demo}/developers/"))
+    assert documented.strip() == on_page.strip().replace(demo, "http://127.0.0.1:8000")
+    assert len(documented.strip().splitlines()) <= 11  # ten lines and the import
+    for needed in MUST_SAY:
+        assert needed in docs, needed
+
+
+def test_the_example_completes_a_purchase_flow(demo):
+    code = example_on(page(f"{demo}/developers/"))
+
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+    assert ran.returncode == 0, ran.stderr
+    watch, give = ran.stdout.splitlines()
+    inspect_url = watch.removeprefix("Watch this session: ")
+    checkout_url = give.removeprefix("Give this link to your human: ")
+    assert inspect_url.startswith(f"{demo}/.well-known/agents/inspect/")
+    assert checkout_url.startswith(f"{demo}/checkout/")
+    human_page = page(checkout_url)
+    assert "An AI agent prepared this cart for you." in human_page
+    assert "Confirm order" in human_page
+    assert page(inspect_url)
