@@ -12,6 +12,7 @@
 | E008    | SIGNING_KEY is not base64 of 32 bytes                                       |
 | E009    | the default database is neither SQLite nor PostgreSQL (sessions.py)          |
 | E010    | an endpoint lies outside /.well-known/ (saved before migration 0010)        |
+| E011    | SANDBOX is neither None nor a dict of its keys with whole numbers of at least 1 |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
@@ -30,6 +31,7 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, router
 from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
+from agents_protocol.core import sandbox
 from agents_protocol.core.capabilities import handler_for, registered_names
 from agents_protocol.core.conf import DEFAULTS, get_setting
 from agents_protocol.core.models import AgentSession, AuditConfig, Capability, SessionConfig
@@ -125,6 +127,24 @@ def settings_known(app_configs, **kwargs):
         for key in overrides
         if key not in DEFAULTS
     ]
+
+
+@register()
+def sandbox_valid(app_configs, **kwargs):
+    """SANDBOX (core/sandbox.py): None, or a dict of REQUESTS_PER_MINUTE and SESSION_TTL_SECONDS."""
+    sandbox_setting = get_setting("SANDBOX")
+    if sandbox_setting is None:
+        return []
+    if isinstance(sandbox_setting, dict) and all(
+        key in sandbox.DEFAULTS and type(value) is int and value >= 1 for key, value in sandbox_setting.items()
+    ):
+        return []
+    return [Error(
+        f"AGENTS_PROTOCOL['SANDBOX'] must be None or a dict of {' and '.join(sandbox.DEFAULTS)}, each a whole "
+        f"number of at least 1, not {sandbox_setting!r}.",
+        hint='For example {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10}; None turns the sandbox off.',
+        id="agents_protocol.E011",
+    )]
 
 
 @register()

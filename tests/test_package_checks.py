@@ -140,6 +140,21 @@ def test_e008_a_signing_key_that_is_not_32_bytes(settings):
     assert checks.signing_key_valid(None) == []
 
 
+@pytest.mark.parametrize("value", [
+    {"REQUESTS_PER_MINUTE": 0}, {"SESSION_TTL_SECONDS": "10"}, {"REQUESTS_PER_MINUTES": 3}, {"SESSION_TTL_SECONDS": True},
+    [3, 10], True,
+])
+def test_e011_a_sandbox_that_is_not_a_dict_of_its_whole_numbers(settings, value):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SANDBOX": value}
+    assert ids(checks.sandbox_valid(None)) == ["agents_protocol.E011"]
+
+
+@pytest.mark.parametrize("value", [None, {}, {"REQUESTS_PER_MINUTE": 1}, {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10}])
+def test_e011_none_or_a_dict_of_its_whole_numbers_passes(settings, value):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SANDBOX": value}
+    assert checks.sandbox_valid(None) == []
+
+
 def test_e009_a_database_other_than_sqlite_or_postgresql(monkeypatch):
     assert checks.database_supported(None, databases=["default"]) == []
     assert checks.database_supported(None) == []  # database checks run only when asked for
