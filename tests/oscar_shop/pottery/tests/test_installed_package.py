@@ -1,6 +1,7 @@
 """agents_protocol here is the installed wheel with its [oscar] extra, and fits this Oscar shop."""
 import importlib.metadata
 import importlib.util
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -13,6 +14,38 @@ from agents_protocol.contrib.oscar.provider import OscarProvider
 from agents_protocol.core.provider import ShopProvider, get_provider
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
+SHOP_REQUIREMENTS = Path(__file__).resolve().parents[2] / "requirements.txt"
+VIRTUALENV_SEED = {"pip", "setuptools", "wheel"}  # what a virtualenv holds before anything is installed
+
+
+def normalized(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def dependency_closure(name, extras=()):
+    """Names of distribution `name` and of everything it requires with `extras`, transitively."""
+    seen, pending = set(), [(name, tuple(extras))]
+    while pending:
+        name, extras = pending.pop()
+        if normalized(name) in seen:
+            continue
+        seen.add(normalized(name))
+        try:
+            requirements = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue  # a requirement for another platform or Python, never installed here
+        for requirement in requirements:
+            marker = requirement.partition(";")[2].replace("'", '"')
+            if "extra ==" not in marker or any(f'extra == "{extra}"' in marker for extra in extras):
+                pending.append((re.match(r"[A-Za-z0-9._-]+", requirement).group(), ()))
+    return seen
+
+
+def shop_requirements():
+    """(name, extras) of each line of the shop's requirements.txt."""
+    lines = [line for line in SHOP_REQUIREMENTS.read_text().splitlines() if line and not line.startswith("#")]
+    found = [re.match(r"([A-Za-z0-9._-]+)(?:\[([^\]]+)\])?", line).groups() for line in lines]
+    return [(name, extras.split(",") if extras else []) for name, extras in found]
 
 
 class InstalledPackageTests(TestCase):
@@ -24,6 +57,14 @@ class InstalledPackageTests(TestCase):
         for name in ("acme", "catalog", "cart", "tests"):
             with self.subTest(name=name):
                 self.assertIsNone(importlib.util.find_spec(name))
+
+    def test_the_virtualenv_holds_only_the_wheel_with_its_oscar_extra_and_the_shops_requirements(self):
+        installed = {normalized(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+        wanted = dependency_closure("agents-protocol", ["oscar"])
+        wanted |= set().union(*(dependency_closure(name, extras) for name, extras in shop_requirements()))
+        self.assertEqual(installed - wanted - VIRTUALENV_SEED, set())
+        self.assertLessEqual({"django-oscar", "django-haystack", "psycopg-binary", "playwright"}, installed)
+        self.assertNotIn("django-oscar", dependency_closure("agents-protocol"))
 
     def test_the_provider_is_the_ready_made_one(self):
         self.assertIsInstance(get_provider(), OscarProvider)
