@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
@@ -107,10 +108,17 @@ async def shop_as_an_mcp_client(url):
     }
 
 
+def run_in_a_loop_of_its_own(coroutine):
+    """asyncio.run() in a thread of its own: after a browser test, Playwright's event loop is still
+    running in this thread, where asyncio.run() refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 @pytest.mark.usefixtures("key_file")
 def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail_verifies(shop):
     url = f"{shop}/mcp"
-    run = asyncio.run(shop_as_an_mcp_client(url))
+    run = run_in_a_loop_of_its_own(shop_as_an_mcp_client(url))
 
     initialized = run["initialized"]
     assert initialized.protocol_version == VERSION
