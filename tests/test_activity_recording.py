@@ -6,6 +6,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from agents_protocol.activity import recorder
@@ -96,6 +97,22 @@ def test_no_call_is_recorded_with_a_buffer_of_zero(live_server, settings):
     ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
     recorder.calls.flush()
     assert AgentCall.objects.count() == 0
+
+
+def test_calls_made_against_a_database_no_longer_in_use_are_dropped_not_written(live_server, settings):
+    """At exit after a test run Django is back on the real database: a test's calls must not land there."""
+    activity_settings(settings, ACTIVITY_BUFFER_SIZE=1000, ACTIVITY_FLUSH_SECONDS=3600)
+    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    database = connection.settings_dict["NAME"]
+    connection.settings_dict["NAME"] = "the-real-database.sqlite3"
+    try:
+        recorder.calls.flush()
+    finally:
+        connection.settings_dict["NAME"] = database
+    assert AgentCall.objects.count() == 0
+    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    recorder.calls.flush()
+    assert AgentCall.objects.count() == 1
 
 
 def test_calls_older_than_the_retention_are_deleted_when_a_worker_writes(live_server, settings):

@@ -31,6 +31,7 @@ class CallBuffer:
         self.lock = threading.Lock()
         self.calls = []
         self.oldest = None  # time.monotonic() of the first call kept
+        self.database = None  # the database the kept calls were made against (its NAME)
         self.last_prune = None
         self.forget_settings()
 
@@ -50,20 +51,32 @@ class CallBuffer:
         with self.lock:
             self.calls.append(call)
             if self.oldest is None:
-                self.oldest = now
+                self.oldest, self.database = now, database_name()
             due = len(self.calls) >= self.size or now - self.oldest >= self.max_age
         if due:
             self.flush()
 
     def take(self):
+        return self.take_with_database()[0]
+
+    def take_with_database(self):
         with self.lock:
-            calls, self.calls, self.oldest = self.calls, [], None
-        return calls
+            kept = self.calls, self.database
+            self.calls, self.oldest, self.database = [], None, None
+        return kept
 
     def flush(self):
-        """Write the kept calls (and prune, when an hour has passed since); never raises."""
-        calls = self.take()
+        """Write the kept calls (and prune, when an hour has passed since); never raises.
+
+        Calls made against another database than the one this process now uses are dropped: at
+        exit after a test run, Django has switched back from the test database it destroyed, and
+        the test's calls must not land in the real one.
+        """
+        calls, database = self.take_with_database()
         if not calls:
+            return
+        if database != database_name():
+            logger.info("Dropped %d agent calls made against another database (%s)", len(calls), database)
             return
         try:
             insert(calls)
@@ -83,6 +96,10 @@ COLUMNS = ("at", "day", "capability", "session_pk", "agent_name", "agent_version
            "latency_bucket")
 INSERT = (f"INSERT INTO {AgentCall._meta.db_table} ({', '.join(COLUMNS)})"
           f" VALUES ({', '.join(['%s'] * len(COLUMNS))})")
+
+
+def database_name():
+    return connections[router.db_for_write(AgentCall)].settings_dict["NAME"]
 
 
 def insert(calls):
