@@ -78,6 +78,10 @@ HANDOFF = {
         "expires_at": {"type": "string", "format": "date-time"},
         "order_id": {"type": "string"},
         "message": {"type": "string"},
+        "notices": {
+            "type": "array", "items": {"type": "string"},
+            "description": "When the shop has something to tell, e.g. a price that changed since the item was added",
+        },
     },
 }
 BUILTIN_OUTPUTS = {
