@@ -47,8 +47,9 @@ ALLOWED_DYNAMIC = {
         "JSON-RPC's numeric error code, carried by the McpError",
 }
 
-# Callees that take a `code=` which is no answer of the API (Django's validation of admin forms).
-NOT_API_CALLEES = {"ValidationError", "RegexValidator", "CommandError"}
+# Callees that take a `code=` which is no answer of the API (Django's validation of admin forms,
+# the activity page's filter on recorded calls).
+NOT_API_CALLEES = {"ValidationError", "RegexValidator", "CommandError", "calls_in"}
 
 
 # --------------------------------------------------------------------------- the collector
