@@ -15,6 +15,7 @@ from django_ratelimit import core
 
 from agents_protocol.models import RateLimitConfig
 from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.test_inspector_api import state_data
 from tests.test_interop_mcp import initialize_message, post
 
 CART_VIEW = f"{API}/cart/view"
@@ -61,6 +62,8 @@ def test_a_session_named_for_the_rate_limit_is_refused_at_its_fourth_call(live_s
     body = assert_error(answers[3], 429, "rate_limited")
     assert "the limit is 3 per minute" in body["error"]
     assert 1 <= int(answers[3].headers["Retry-After"]) <= 60
+    headroom = state_data(tester.session["inspect_url"])["rate_limit"]  # what the developer watches
+    assert (headroom["limit"], headroom["remaining"]) == (3, 0)
     calm = bystander.get(CART_VIEW)
     assert calm.status_code == 200
     assert calm.headers["X-RateLimit-Limit"] == "60"
