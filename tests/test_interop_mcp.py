@@ -238,6 +238,20 @@ def test_the_endpoint_is_configurable_and_mcp_can_be_turned_off(shop):
     assert [i["protocolBinding"] for i in card["supportedInterfaces"]] == ["JSONRPC"]
 
 
+@pytest.mark.urls("tests.shop_mcp_page_urls")
+def test_a_shop_page_at_mcp_is_served_whenever_mcp_is_not_served_there(shop):
+    served = post(f"{shop}/mcp", initialize_message())
+    assert served.status_code == 200 and served.json()["result"]["serverInfo"]["name"]
+
+    mcp = McpConfig.load()
+    for change in ({"endpoint": "/.well-known/agents/mcp"}, {"endpoint": "/mcp", "enabled": False}):
+        for name, value in change.items():
+            setattr(mcp, name, value)
+        mcp.save()
+        page = requests.get(f"{shop}/mcp", timeout=TIMEOUT)
+        assert (page.status_code, page.text) == (200, "Our Master Craftsman Programme"), change
+
+
 # 3. The Streamable HTTP rules
 
 

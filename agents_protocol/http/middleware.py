@@ -7,9 +7,11 @@ sessions, CSRF, auth and messages, which they do not use. It reads the configura
 once and pins it for the whole request (config.pinned_config). Before that, first of all,
 it refuses a URL or header block past the app's own limits (request_size.py: 414, 431).
 """
+from functools import cache
+
 from django.db import DatabaseError
 from django.http import HttpResponse
-from django.urls import Resolver404, resolve
+from django.utils.module_loading import import_string
 
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
@@ -22,6 +24,8 @@ from agents_protocol.http.renderers import JSON_CONTENT_TYPE
 from agents_protocol.http.request_size import oversized
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
+
+MCP_VIEW = "agents_protocol.transports.mcp.endpoint"
 
 # The same views agents_protocol.urls names (reverse() and check E006 use those routes).
 DOCUMENT_VIEWS = {
@@ -37,7 +41,7 @@ DOCUMENT_VIEWS = {
 class AgentsApiMiddleware:
     """Serves the documents and the agent API; any other request passes through untouched,
     without a look at the configuration (endpoints are all under /.well-known/, models.py, and
-    the MCP server at one of MCP_ENDPOINTS, which the URLconf routes)."""
+    the MCP server at the one of MCP_ENDPOINTS the configuration names)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -60,20 +64,28 @@ class AgentsApiMiddleware:
             if document is not None:
                 return with_content_length(document(request))
             if mcp:
+                if not serves_mcp_at(config, request.path):
+                    return self.get_response(request)  # a page of the shop's own, if its URLconf has one
                 return self.mcp_response(request)
             if not is_api_path(config, request.path):
                 return self.get_response(request)
             return with_content_length(agent_api_view(request))
 
     def mcp_response(self, request):
-        """The MCP server's answer: the view agents_protocol.urls routes the path to (a transport,
-        which this layer does not import), called here like the agent API, without the rest of the
-        middleware stack."""
-        try:
-            match = resolve(request.path_info, getattr(request, "urlconf", None))
-        except Resolver404:  # the shop's URLconf does not include agents_protocol.urls
-            return self.get_response(request)
-        return with_content_length(match.func(request, *match.args, **match.kwargs))
+        """The MCP server's answer, called here like the agent API, without the rest of the
+        middleware stack: ahead of the URLconf, so a page of the shop's own at the same path
+        does not hide the server staff configured there."""
+        return with_content_length(mcp_view()(request))
+
+
+@cache
+def mcp_view():
+    """The MCP transport's view, loaded by name: transports sit above this layer."""
+    return import_string(MCP_VIEW)
+
+
+def serves_mcp_at(config, path):
+    return config.mcp.enabled and path == config.mcp.endpoint
 
 
 def with_content_length(response):
