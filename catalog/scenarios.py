@@ -89,13 +89,14 @@ def rearms(item_id):
 
 
 def rearm(item_id):
-    """Put the piece `item_id`'s detail re-arms back in its documented state."""
+    """Put the piece `item_id`'s detail re-arms back in its documented state. Written only when it
+    left that state: every write bumps the catalog's version, which empties every worker's read cache."""
     public_id, state = REARMED_BY_DETAIL[item_id]
-    Product.objects.filter(public_id=public_id).update(**state)
+    Product.objects.filter(public_id=public_id).exclude(**state).update(**state)
 
 
 def after_added_to_cart(item_id):
     """What happens to a piece once it is in a cart: its price rises, or it is discontinued."""
     change = CHANGED_BY_CART_ADD.get(item_id)
     if change is not None:
-        Product.objects.filter(public_id=item_id).update(**change)
+        Product.objects.filter(public_id=item_id).exclude(**change).update(**change)
