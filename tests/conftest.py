@@ -60,3 +60,12 @@ def no_calls_of_other_tests():
 def fresh_rate_limits():
     """Rate-limit counters live in the shared cache; each test starts with none."""
     cache.clear()
+
+
+@pytest.fixture
+def key_file(settings, tmp_path):
+    """A signing key of the test's own, generated into its temporary directory (not the environment's
+    AUDIT_SIGNING_KEY or DATA_DIR's file); returns the key file's path."""
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
+                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
+    return tmp_path / "audit_signing_key"

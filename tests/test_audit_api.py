@@ -19,10 +19,7 @@ from tests.servers import start_site
 API = "/.well-known/agents/api"
 
 
-@pytest.fixture(autouse=True)
-def key_file(settings, tmp_path):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
-                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
+pytestmark = pytest.mark.usefixtures("key_file")  # a signing key of its own: tests/conftest.py
 
 
 class Agent:

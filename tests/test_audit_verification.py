@@ -20,14 +20,7 @@ from agents_protocol.models import AgentSession, AuditEvent, SigningKey
 from tests.factories import make_agent_session
 from tests.servers import ROOT, site_env
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def key_file(settings, tmp_path):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
-                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
-    return tmp_path / "audit_signing_key"
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("key_file")]  # a signing key of its own: tests/conftest.py
 
 
 def sealed_artifact(calls=3):

@@ -21,10 +21,7 @@ INSPECT = "/.well-known/agents/inspect/"
 TIMEOUT = 10
 
 
-@pytest.fixture(autouse=True)
-def key_file(settings, tmp_path):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
-                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
+pytestmark = pytest.mark.usefixtures("key_file")  # a signing key of its own: tests/conftest.py
 
 
 @pytest.fixture

@@ -42,12 +42,6 @@ CLIENT = {"name": "acme-mcp-test", "version": "1.2.3"}
 
 
 @pytest.fixture
-def key_file(settings, tmp_path):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
-                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
-
-
-@pytest.fixture
 def shop(live_server):
     make_product(public_id="mug", slug="mug", name="Celadon mug", stock=10)
     make_product(public_id="vase", slug="vase", name="Tall vase", stock=3)

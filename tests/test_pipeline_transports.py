@@ -247,12 +247,6 @@ def test_the_same_key_with_another_body_is_422_idempotency_conflict(transport, t
 # 7. Audit
 
 
-@pytest.fixture
-def key_file(settings, tmp_path):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
-                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
-
-
 def start_session(base_url):
     """(token, session id) of a session created through the session endpoint (so it is audited)."""
     response = requests.post(base_url + discovered(base_url).session["create"], timeout=TIMEOUT,

@@ -18,13 +18,7 @@ from tests.browser.test_security_csp import assert_no_violation
 from tests.factories import make_product
 from tests.servers import start_site
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def key_file(settings, tmp_path):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SIGNING_KEY": None,
-                                "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("key_file")]
 
 
 @pytest.fixture
