@@ -1,4 +1,8 @@
-"""WSGI entry point for gunicorn: `gunicorn acme.wsgi`."""
+"""WSGI entry point for gunicorn: `gunicorn acme.wsgi`.
+
+The discovery documents are replayed from memory while the configuration is unchanged
+(agents_protocol.wsgi.DocumentReplay); everything else is Django's.
+"""
 import os
 
 from django.core.wsgi import get_wsgi_application
@@ -6,3 +10,7 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "acme.settings")
 
 application = get_wsgi_application()
+
+from agents_protocol.wsgi import DocumentReplay  # noqa: E402  (its modules need the apps Django just loaded)
+
+application = DocumentReplay(application)

@@ -27,8 +27,11 @@ UNPREFIXED_HEADERS = ("CONTENT_TYPE", "CONTENT_LENGTH")
 
 def url_bytes(request):
     """The bytes of the path and query string (with its `?`) as the request line carries them."""
-    size = len(escape_uri_path(request.path).encode())
-    query = request.META.get("QUERY_STRING", "")
+    return path_and_query_bytes(escape_uri_path(request.path), request.META.get("QUERY_STRING", ""))
+
+
+def path_and_query_bytes(escaped_path, query):
+    size = len(escaped_path.encode())
     if query:
         # WSGI hands over the query string's bytes as latin-1 text: one character per byte.
         size += 1 + len(query.encode("latin-1", "replace"))
@@ -37,8 +40,13 @@ def url_bytes(request):
 
 def header_bytes(request):
     """The bytes of the header block: `Name: value` and CRLF for each field the request carries."""
+    return environ_header_bytes(request.META)
+
+
+def environ_header_bytes(environ):
+    """header_bytes() of a WSGI environ (what request.META is made of)."""
     size = 0
-    for key, value in request.META.items():
+    for key, value in environ.items():
         if key.startswith("HTTP_"):
             name = len(key) - len("HTTP_")
         elif key in UNPREFIXED_HEADERS:
@@ -48,6 +56,12 @@ def header_bytes(request):
         if isinstance(value, str):
             size += name + NAME_VALUE_SEPARATOR + len(value.encode("latin-1", "replace")) + LINE_END
     return size
+
+
+def within_limits(escaped_path, environ):
+    """True when a request for `escaped_path` with this WSGI environ is within both limits."""
+    return (path_and_query_bytes(escaped_path, environ.get("QUERY_STRING", "")) <= get_setting("MAX_URL_BYTES")
+            and environ_header_bytes(environ) <= get_setting("MAX_HEADER_BYTES"))
 
 
 def oversized(request):
