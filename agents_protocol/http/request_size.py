@@ -33,8 +33,7 @@ def url_bytes(request):
 def path_and_query_bytes(escaped_path, query):
     size = len(escaped_path.encode())
     if query:
-        # WSGI hands over the query string's bytes as latin-1 text: one character per byte.
-        size += 1 + len(query.encode("latin-1", "replace"))
+        size += 1 + len(query)  # latin-1 text, as WSGI hands it over: one character per byte
     return size
 
 
@@ -44,7 +43,8 @@ def header_bytes(request):
 
 
 def environ_header_bytes(environ):
-    """header_bytes() of a WSGI environ (what request.META is made of)."""
+    """header_bytes() of a WSGI environ (what request.META is made of). WSGI hands values over
+    as latin-1 text, one character per byte (any other character would be sent as one `?`)."""
     size = 0
     for key, value in environ.items():
         if key.startswith("HTTP_"):
@@ -54,7 +54,7 @@ def environ_header_bytes(environ):
         else:
             continue
         if isinstance(value, str):
-            size += name + NAME_VALUE_SEPARATOR + len(value.encode("latin-1", "replace")) + LINE_END
+            size += name + NAME_VALUE_SEPARATOR + len(value) + LINE_END
     return size
 
 
