@@ -218,6 +218,8 @@ def wrk_result(process, seconds):
     if process.returncode != 0 or line is None:
         raise RuntimeError(f"wrk failed:\n{stdout}\n{stderr}")
     run = json.loads(line[len("BENCH "):])
+    if run["requests"] == 0:  # a stalled server: no ratio can be made of it
+        raise RuntimeError(f"no answer in {seconds} s: {' '.join(process.args)}")
     # wrk counts 4xx and 5xx itself; a script with a response callback counts every non-2xx, those included.
     run["failed"] = max(run["status_errors"], run["non_2xx"])
     elapsed = run["duration_us"] / 1e6
