@@ -1,8 +1,10 @@
 """The embedded default's shared cache: diskcache, kept open from one request to the next."""
 import os
+import sqlite3
 import time
 
 from diskcache import DjangoCache
+from diskcache.core import EVICTION_POLICY, MODE_RAW
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 
 from .cache_dir import make_private_directory
@@ -10,6 +12,14 @@ from .write_lock import WriteLock
 
 MISSING = object()
 SEEN_KEYS_LIMIT = 10_000  # keys remembered per process; a window's counters of that many clients
+# An unexpired integer counter, incremented as diskcache's incr() would (store_time moves too).
+# The keys Django makes are text, which diskcache stores raw; RETURNING needs SQLite 3.35.
+COUNT_IN_PLACE = (
+    "UPDATE Cache SET value = value + ?, store_time = ?"
+    f" WHERE key = ? AND raw = 1 AND mode = {MODE_RAW} AND typeof(value) = 'integer'"
+    " AND (expire_time IS NULL OR expire_time > ?) RETURNING value"
+)
+RETURNING_SUPPORTED = sqlite3.sqlite_version_info >= (3, 35, 0)
 
 
 class PersistentDiskCache(DjangoCache):
@@ -27,6 +37,9 @@ class PersistentDiskCache(DjangoCache):
     process's set(), touch(), delete() and clear() forget what they change. A key removed by
     another process before its expiry may still be reported present here: incr() then stores
     it again, as add() would have, so no count is lost.
+    incr() of a counter that is there is one autocommitted UPDATE … RETURNING on its shard, where
+    diskcache's own takes a transaction of a SELECT and an UPDATE; a counter that is missing or
+    expired (or SQLite busy past its timeout) goes diskcache's way, with its semantics.
     The writes rate limiting makes (incr, and add of a new key) queue on acme.embedded.write_lock
     instead of in SQLite's millisecond sleeps.
 
@@ -38,6 +51,8 @@ class PersistentDiskCache(DjangoCache):
         super().__init__(directory, params)
         self._write_lock = WriteLock(os.path.join(self.directory, "write-lock"), params.get("DATABASE_TIMEOUT", 1.0))
         self._seen_until = {}  # key (as made) -> when the value this process saw it hold expires
+        # An eviction policy that notes reads (access time or count) needs diskcache's incr() to note them.
+        self._counts_in_place = RETURNING_SUPPORTED and EVICTION_POLICY[self._cache.eviction_policy]["get"] is None
 
     def close(self, **kwargs):
         pass
@@ -55,6 +70,9 @@ class PersistentDiskCache(DjangoCache):
 
     def incr(self, key, delta=1, version=None, default=None, retry=True):
         with self._write_lock:
+            counted = self._count_in_place(self.make_key(key, version=version), delta)
+            if counted is not None:
+                return counted
             try:
                 return super().incr(key, delta, version, default, retry)
             except ValueError:
@@ -66,6 +84,21 @@ class PersistentDiskCache(DjangoCache):
                 if super().add(key, delta, remaining, version):
                     return delta
                 return super().incr(key, delta, version, default, retry)
+
+    def _count_in_place(self, made_key, delta):
+        """The counter's new value, or None when it is not there to count in place."""
+        if not self._counts_in_place or type(delta) is not int:
+            return None
+        fanout = self._cache
+        shard = fanout._shards[fanout._hash(made_key) % fanout._count]
+        now = time.time()
+        try:
+            rows = shard._sql(COUNT_IN_PLACE, (delta, now, made_key, now)).fetchall()
+        except sqlite3.OperationalError as error:
+            if str(error) != "database is locked":
+                raise
+            return None  # nothing written; diskcache's way waits for the lock
+        return rows[0][0] if rows else None
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None, **kwargs):
         self._forget(key, version)
