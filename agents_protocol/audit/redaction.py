@@ -1,7 +1,7 @@
 """Sensitive parameters enter the chain only as `sha256:<hex>` of their canonical JSON."""
 import hashlib
 
-import rfc8785
+from agents_protocol.audit.hashing import canonical_json
 
 SENSITIVE_NAMES = {"email", "message", "name", "phone", "address", "authorization"}
 SENSITIVE_PARTS = ("token", "secret", "password", "key")
@@ -13,7 +13,7 @@ def is_sensitive(name):
 
 
 def digest(value):
-    return "sha256:" + hashlib.sha256(rfc8785.dumps(value)).hexdigest()
+    return "sha256:" + hashlib.sha256(canonical_json(value)).hexdigest()
 
 
 def redact(params):
