@@ -45,6 +45,22 @@ def product_summary(origin, product):
     }
 
 
+@read_cache.cached(read_cache.page_length)
+def search_answer(query, page, limit, origin):
+    """The search capability's (items, total), kept in the catalog read cache like detail_answer:
+    a page's 20 summaries cost more to build than finding them (the selector's own cache is
+    left to the shop's pages)."""
+    products, total = catalog_selectors.search_products.uncached(query, page, limit)
+    return [product_summary(origin, p) for p in products], total
+
+
+@read_cache.cached(read_cache.page_length)
+def browse_answer(category, sort, page, limit, origin):
+    """The browse capability's (items, total), kept like search_answer."""
+    products, total = catalog_selectors.browse_products.uncached(category, sort, page, limit)
+    return [product_summary(origin, p) for p in products], total
+
+
 @read_cache.cached()
 def detail_answer(item_id, origin):
     """The detail capability's answer, kept in the catalog read cache like the search and browse
@@ -144,19 +160,17 @@ class AcmeProvider(ShopProvider):
     atomic_changes = False
 
     def search(self, context: CallContext, query, page, limit):
-        products, total = catalog_selectors.search_products(query, page, limit)
-        return ItemPage([product_summary(context.origin, p) for p in products], total)
+        return ItemPage(*search_answer(query, page, limit, context.origin))
 
     def browse(self, context: CallContext, category, sort, page, limit):
         if sort not in catalog_selectors.SORTS:
             raise CapabilityError(400, "invalid_params", f"Unknown sort {sort!r}.",
                                   fields={"sort": f"Must be one of: {', '.join(catalog_selectors.SORTS)}."})
         try:
-            products, total = catalog_selectors.browse_products(category, sort, page, limit)
+            return ItemPage(*browse_answer(category, sort, page, limit, context.origin))
         except catalog_selectors.UnknownCategory:
             slugs = ", ".join(c.slug for c in catalog_selectors.list_categories())
             raise CapabilityError(404, "unknown_category", f"No category {category!r}; use one of: {slugs}.") from None
-        return ItemPage([product_summary(context.origin, p) for p in products], total)
 
     def item_detail(self, context: CallContext, item_id):
         rearmed = catalog_scenarios.rearms(item_id)
