@@ -26,6 +26,7 @@ from agents_protocol.core.models import (
     SiteProfile,
 )
 from agents_protocol.core.schema import compile_param, plain_number
+from agents_protocol.core.sql import read_one
 
 
 @dataclass(frozen=True)
@@ -124,17 +125,20 @@ class ProtocolConfig:
         return tuple(c for c in self.capabilities if c.enabled)
 
 
+# Plain identifiers, the same unquoted in SQLite and PostgreSQL.
+REVISION_STATEMENT = (
+    f"SELECT number FROM {ConfigRevision._meta.db_table} WHERE {ConfigRevision._meta.pk.column} = 1"
+)
+
+
 def current_revision():
     """The configuration's revision number (0 before the first save).
 
-    Every request reads it, so it is one indexed read in plain SQL: building the same query
-    through the ORM costs about ten times what the database spends answering it.
+    Every request reads it, so it is one indexed read in plain SQL on the database connection
+    itself (core/sql.py read_one): building the same query through the ORM costs about ten times
+    what the database spends answering it, and Django's cursor wrappers as much again.
     """
-    connection = connections[router.db_for_read(ConfigRevision)]
-    quote, meta = connection.ops.quote_name, ConfigRevision._meta
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT number FROM {quote(meta.db_table)} WHERE {quote(meta.pk.column)} = %s", [1])
-        row = cursor.fetchone()
+    row = read_one(connections[router.db_for_read(ConfigRevision)], REVISION_STATEMENT)
     return row[0] if row else 0
 
 

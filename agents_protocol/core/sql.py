@@ -70,6 +70,30 @@ def default_connection():
     return connections[DEFAULT_DB_ALIAS]
 
 
+def read_one(connection, statement):
+    """The first row of `statement` (fixed SQL, nothing bound), or None.
+
+    Read on the DB-API connection itself, as Django's cursor would read it (a failed health
+    check reconnects, an error is Django's DatabaseError), without the cursor's wrappers: for
+    a read of a few microseconds they cost as much again. While Django records queries (DEBUG,
+    a test's query capture) or runs execute wrappers, the read goes through its cursor like any
+    other statement, so those see it.
+    """
+    if connection.queries_logged or connection.execute_wrappers:
+        with connection.cursor() as cursor:
+            cursor.execute(statement)
+            return cursor.fetchone()
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(statement)
+            return cursor.fetchone()
+        finally:
+            cursor.close()
+
+
 def insert(model, values):
     """INSERT one row of `model` from {field name: Python value}, prepared as the ORM prepares it."""
     connection = default_connection()

@@ -1,0 +1,88 @@
+"""current_revision() reads the configuration's number on the DB-API connection itself
+(agents_protocol/core/sql.py read_one), on SQLite and PostgreSQL, failing with Django's DatabaseError,
+and through Django's cursor while Django records queries or runs execute wrappers."""
+import dj_database_url
+import pytest
+from django.db import DatabaseError, connection
+from django.db.utils import ConnectionHandler
+from django.test.utils import CaptureQueriesContext
+
+from agents_protocol.core.config import REVISION_STATEMENT, bump_revision, current_revision
+from agents_protocol.core.sql import read_one
+from agents_protocol.models import ConfigRevision
+from tests.backing_services import postgres_server  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def cursor_not_expected():
+    raise AssertionError("read through Django's cursor")
+
+
+def test_the_revision_is_read_without_djangos_cursor(monkeypatch):
+    bump_revision()
+    bump_revision()
+    saved = ConfigRevision.objects.get(pk=1).number
+    monkeypatch.setattr(connection, "cursor", cursor_not_expected)
+    assert current_revision() == saved >= 2
+
+
+def test_while_django_records_queries_the_read_is_recorded():
+    bump_revision()
+    with CaptureQueriesContext(connection) as captured:
+        revision = current_revision()
+    assert revision == ConfigRevision.objects.get(pk=1).number
+    assert [query["sql"] for query in captured.captured_queries] == [REVISION_STATEMENT]
+
+
+def test_an_execute_wrapper_sees_the_read():
+    seen = []
+
+    def note(execute, sql, params, many, context):
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(note):
+        current_revision()
+    assert seen == [REVISION_STATEMENT]
+
+
+def test_before_the_first_save_the_revision_is_0():
+    ConfigRevision.objects.all().delete()
+    assert current_revision() == 0
+
+
+def other_database(url):
+    """A connection of its own to the database at `url` (settings completed as Django completes them)."""
+    return ConnectionHandler({"default": dj_database_url.parse(url)})["default"]
+
+
+def test_a_database_without_the_table_fails_with_djangos_database_error(tmp_path):
+    empty = other_database(f"sqlite:///{tmp_path / 'empty.sqlite3'}")
+    try:
+        with pytest.raises(DatabaseError) as failure:
+            read_one(empty, REVISION_STATEMENT)
+    finally:
+        empty.close()
+    assert type(failure.value).__module__ == "django.db.utils"  # wrapped, not sqlite3's own
+
+
+def test_a_database_that_cannot_be_opened_fails_with_djangos_database_error(tmp_path):
+    unreachable = other_database(f"sqlite:///{tmp_path / 'no-such-directory' / 'db.sqlite3'}")
+    with pytest.raises(DatabaseError) as failure:
+        read_one(unreachable, REVISION_STATEMENT)
+    assert type(failure.value).__module__ == "django.db.utils"
+
+
+def test_postgresql_reads_the_revision_and_fails_with_djangos_database_error(postgres_server):  # noqa: F811
+    database = other_database(postgres_server.create_database("revision_read"))
+    try:
+        with pytest.raises(DatabaseError) as failure:
+            read_one(database, REVISION_STATEMENT)
+        assert type(failure.value).__module__ == "django.db.utils"
+        with database.cursor() as cursor:
+            cursor.execute(f"CREATE TABLE {ConfigRevision._meta.db_table} (id integer PRIMARY KEY, number integer)")
+            cursor.execute(f"INSERT INTO {ConfigRevision._meta.db_table} VALUES (1, 42)")
+        assert read_one(database, REVISION_STATEMENT) == (42,)
+    finally:
+        database.close()
