@@ -10,12 +10,13 @@ Once a session has ended nothing more is appended.
 Every call of an audited session appends, and SQLite has one writer for the whole database:
 the event and its RFC 8785 hash are made before the write transaction, from the head the
 session row showed when the call authenticated, so the transaction holds two fixed SQL
-statements (sql.py) and no hashing. A call that changes something appends inside the
+statements on one cursor of the backend's own (statement_cursor) and no hashing. A call that changes something appends inside the
 transaction of its change when the handler asks for it (`PendingEvent.append`, reached through
 `CallContext.record_change`): the change and its record then commit together or not at all.
 """
 import secrets
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from django.db import transaction
@@ -38,7 +39,7 @@ from agents_protocol.core.models import (
     AuditEvent,
     SiteProfile,
 )
-from agents_protocol.core.sql import default_connection, insert
+from agents_protocol.core.sql import default_connection
 
 SESSION_CREATE, SESSION_END = "session.create", "session.end"
 
@@ -86,16 +87,21 @@ class PendingEvent:
         return event
 
     def _move_head_and_insert(self):
-        while True:
-            if _move_live_head(self.session, self.event):
-                insert(AuditEvent, {"session": self.session.pk, **self.event, "hint": self.hint})
-                self.session.event_count, self.session.last_event_hash = self.event["seq"], self.event["event_hash"]
-                return self.event
-            head = _live_head(self.session)
-            if head is None:
-                return None
-            self.session.event_count, self.session.last_event_hash = head
-            self.event = self._make()
+        connection = default_connection()
+        with statement_cursor(connection) as cursor:
+            while True:
+                event = self.event
+                cursor.execute(MOVE_LIVE_HEAD, [event["seq"], event["event_hash"], self.session.pk, event["seq"] - 1])
+                if cursor.rowcount == 1:
+                    insert_event(cursor, connection, self.session.pk, event, self.hint)
+                    self.session.event_count, self.session.last_event_hash = event["seq"], event["event_hash"]
+                    return event
+                cursor.execute(LIVE_HEAD, [self.session.pk])
+                head = cursor.fetchone()
+                if head is None:
+                    return None
+                self.session.event_count, self.session.last_event_hash = head
+                self.event = self._make()
 
     def _make(self):
         return _event(self.session.event_count + 1, self.session.last_event_hash, **self.fields)
@@ -110,20 +116,43 @@ MOVE_LIVE_HEAD = (
 )
 LIVE_HEAD = "SELECT event_count, last_event_hash FROM agents_protocol_agentsession WHERE id = %s AND ended_at IS NULL"
 STORE_HEAD_HASH = "UPDATE agents_protocol_agentsession SET last_event_hash = %s WHERE id = %s"
+INSERT_EVENT = (
+    'INSERT INTO agents_protocol_auditevent (session_id, seq, event_id, "timestamp", capability, method, path, params,'
+    " response_status, policy_result, prev_hash, event_hash, hint) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+    " %s, %s)"
+)
+PARAMS_FIELD = AuditEvent._meta.get_field("params")
 
 
-def _move_live_head(session, event):
-    """Move a live session's head to `event` if it is still the head `event` extends."""
-    with default_connection().cursor() as cursor:
-        cursor.execute(MOVE_LIVE_HEAD, [event["seq"], event["event_hash"], session.pk, event["seq"] - 1])
-        return cursor.rowcount == 1
+@contextmanager
+def statement_cursor(connection):
+    """A cursor for the append's fixed statements, in the transaction atomic() opened.
+
+    The backend's own cursor, which Django's cursor wraps (it takes the same %s placeholders),
+    with errors raised as Django's: the wrapper's checks and hooks cost as much as the
+    database's work on these statements. While Django records queries (DEBUG, a test's query
+    capture) or runs execute wrappers, Django's cursor is used, so they see every statement.
+    """
+    if connection.queries_logged or connection.execute_wrappers:
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    connection.validate_no_broken_transaction()
+    with connection.wrap_database_errors:
+        cursor = connection.create_cursor()
+        try:
+            yield cursor
+        finally:
+            cursor.close()
 
 
-def _live_head(session):
-    """(event_count, last_event_hash) of a live session, or None once it has ended."""
-    with default_connection().cursor() as cursor:
-        cursor.execute(LIVE_HEAD, [session.pk])
-        return cursor.fetchone()
+def insert_event(cursor, connection, session_id, event, hint=""):
+    """INSERT the event, its values prepared as the ORM prepares them (only `params` needs it)."""
+    cursor.execute(INSERT_EVENT, [
+        session_id, event["seq"], event["event_id"], event["timestamp"], event["capability"], event["method"],
+        event["path"], PARAMS_FIELD.get_db_prep_save(event["params"], connection), event["response_status"],
+        event["policy_result"], event["prev_hash"], event["event_hash"], hint,
+    ])
 
 
 def new_event_id():
@@ -169,8 +198,9 @@ def close_and_seal(session, reason, ended_at, *, method="", path=""):
         if ended:
             head = AgentSession.objects.values_list("event_count", "last_event_hash").get(pk=session.pk)
             event = _event(*head, SESSION_END, method, path, redact({"reason": reason}), 200, f"ended:{reason}")
-            insert(AuditEvent, {"session": session.pk, **event})
-            with default_connection().cursor() as cursor:
+            connection = default_connection()
+            with connection.cursor() as cursor:
+                insert_event(cursor, connection, session.pk, event)
                 cursor.execute(STORE_HEAD_HASH, [event["event_hash"], session.pk])
             return _seal(session).body
     return sealed_artifact(session)
