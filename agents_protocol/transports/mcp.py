@@ -47,6 +47,8 @@ from agents_protocol.http.sessions import create_session, end_session, inspect_u
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
+# The same headers as WSGI names them: read from request.META, without building request.headers.
+SESSION_META, VERSION_META = "HTTP_MCP_SESSION_ID", "HTTP_MCP_PROTOCOL_VERSION"
 VERSION_WITHOUT_HEADER = "2025-03-26"  # what the specification says to assume when the header is absent
 SERVED_METHODS = ("ping", "tools/list", "tools/call")
 MALFORMED_BODY_CODES = {"invalid_json": types.PARSE_ERROR, "payload_too_large": types.INVALID_REQUEST,
@@ -70,7 +72,7 @@ class McpSessionAuthentication(AgentSessionAuthentication):
     """The agent session whose token is the request's Mcp-Session-Id."""
 
     def raw_token(self, request):
-        return request.headers.get(SESSION_HEADER, "").strip() or None
+        return request.META.get(SESSION_META, "").strip() or None
 
 
 class McpView(AgentView):
@@ -191,7 +193,7 @@ class McpView(AgentView):
 
 def check_origin(request, config, origin):
     """Refuse a browser's request from another site (DNS rebinding): 403, as the transport requires."""
-    sent = request.headers.get("Origin")
+    sent = request.META.get("HTTP_ORIGIN")
     if sent is None or sent in {origin, _origin_of(config.site.url)}:
         return
     raise McpError(types.INVALID_REQUEST, f"Requests from the origin {sent!r} are not accepted.", "forbidden_origin",
@@ -204,14 +206,14 @@ def _origin_of(url):
 
 
 def check_accept(request):
-    accept = request.headers.get("Accept", "*/*").lower()
+    accept = request.META.get("HTTP_ACCEPT", "*/*").lower()
     if not any(kind in accept for kind in ("application/json", "application/*", "*/*")):
         raise McpError(types.INVALID_REQUEST, "Accept application/json (and text/event-stream).", "not_acceptable",
                        406, 406)
 
 
 def requested_version(request):
-    version = request.headers.get(VERSION_HEADER)
+    version = request.META.get(VERSION_META)
     if version is None:
         return VERSION_WITHOUT_HEADER
     if version not in HANDSHAKE_PROTOCOL_VERSIONS:
