@@ -71,11 +71,13 @@ class GunicornLogger(glogging.Logger):
         if not self._writes_default_lines:
             super().access(resp, req, environ, request_time)
             return
-        if not self.access_log_enabled:
+        if not (self.access_log_enabled and self.access_log.isEnabledFor(logging.INFO)):
             return
         line = self.default_access_line(resp, environ)
+        # Logger.info() without its findCaller() (about 5 µs a request): these handlers print no caller.
+        record = self.access_log.makeRecord(self.access_log.name, logging.INFO, "", 0, line, (), None)
         try:
-            self.access_log.info(line)
+            self.access_log.handle(record)
         except Exception:  # as glogging.Logger.access: a failing handler must not fail the request
             self.error(traceback.format_exc())
 

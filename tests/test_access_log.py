@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from gunicorn import glogging
@@ -108,8 +109,7 @@ def general_then_default_line(logger, monkeypatch, request, response, environ):
     glogging.Logger.access(logger, response, request, environ, request_time)
     monkeypatch.setattr(logger, "atoms", lambda *args: pytest.fail("took gunicorn's general path"))
     logger.access(response, request, environ, request_time)
-    with open(logger.cfg.accesslog, "rb") as access_log:
-        return access_log.read().split(b"\n")[:2]
+    return Path(logger.cfg.accesslog).read_bytes().split(b"\n")[:2]
 
 
 @pytest.mark.parametrize(("raw_request", "status", "sent"), PARITY_CASES)
@@ -136,6 +136,16 @@ def test_a_unix_socket_peer_has_an_empty_address(access_logger, monkeypatch):
         access_logger, monkeypatch, *served(head("GET / HTTP/1.1"), "200 OK", 2, client="")
     )
     assert default == general and default.startswith(b" - - [")
+
+
+def test_an_access_logger_above_info_writes_nothing(access_logger):
+    request, response, environ = served(head("GET / HTTP/1.1"), "200 OK", 2)
+    access_logger.access_log.setLevel(logging.WARNING)
+    try:
+        access_logger.access(response, request, environ, timedelta(microseconds=1234))
+    finally:
+        access_logger.access_log.setLevel(logging.INFO)
+    assert Path(access_logger.cfg.accesslog).read_bytes() == b""
 
 
 def test_another_format_takes_the_general_path_redacted(tmp_path):
