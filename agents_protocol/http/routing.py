@@ -113,9 +113,8 @@ class TemplateForm:
         found = {}
         for route, pattern in patterns:
             match = pattern.fullmatch(path)
-            if match is not None and route.method not in found:
-                params = {name: value for name, value in match.groupdict().items() if value is not None}
-                found[route.method] = RouteMatch(route, MappingProxyType(params))
+            if match is not None and route.method not in found:  # every group matched: none is optional
+                found[route.method] = RouteMatch(route, MappingProxyType(match.groupdict()))
         return MappingProxyType(found) if found else NO_ROUTES
 
 
