@@ -17,17 +17,23 @@ import os
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
 from pathlib import Path
 
 import httpx2
+import mcp_types
 import pytest
 import requests
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
+from mcp_types.methods import serialize_server_result
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from agents_protocol.audit import verify
+from agents_protocol.core import codec
 from agents_protocol.models import AgentSession, Capability, McpConfig
+from agents_protocol.transports.mcp import tool_result
 from cart.models import CartLine
 from tests.factories import make_agent_session, make_product
 from tests.servers import ROOT, start_site
@@ -374,6 +380,21 @@ def test_max_sessions_limits_initialize_with_429_and_retry_after(shop):
     over = post(url, initialize_message())
     assert over.status_code == 429 and int(over.headers["Retry-After"]) >= 1
     assert over.json()["error"]["data"]["code"] == "too_many_sessions"
+
+
+@pytest.mark.parametrize("data, is_error", [
+    ({"id": "mug", "price": Decimal("56.00"), "note": None, "tags": ["a", {"b": 1}]}, False),
+    ({"ok": False, "error": "No such item.", "code": "not_found", "status": 404}, True),
+    ([1, 2], False),
+])
+def test_a_tool_result_is_on_the_wire_what_the_official_call_tool_result_is(data, is_error):
+    official = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text=codec.encode(data).decode())],
+        structured_content=data if isinstance(data, dict) else None, is_error=is_error,
+    ).model_dump(by_alias=True, exclude_none=True)
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        ours = serialize_server_result("tools/call", version, tool_result(data, is_error))
+        assert ours == serialize_server_result("tools/call", version, official)
 
 
 def test_a_tool_refusal_is_an_is_error_result_with_the_envelope_and_changes_nothing(shop):

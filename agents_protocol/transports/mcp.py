@@ -31,7 +31,6 @@ from rest_framework.response import Response
 
 from agents_protocol.audit.chain import SESSION_CREATE
 from agents_protocol.core import codec
-from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.invocation import find_capability
 from agents_protocol.core.schema import validate_params
@@ -120,9 +119,9 @@ class McpView(AgentView):
         if self.rpc_method == "initialize":
             return self.initialize(request)
         if self.rpc_method == "tools/list":
-            return self.result(types.ListToolsResult(tools=tools(self.config)))
+            return self.result(dumped(types.ListToolsResult(tools=tools(self.config))))
         if self.rpc_method == "ping":
-            return self.result(types.EmptyResult())
+            return self.result(dumped(types.EmptyResult()))
         outcome = self.call_capability(self.arguments)
         if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
             outcome.data = {**outcome.data, "id": self.rpc_id}
@@ -151,7 +150,7 @@ class McpView(AgentView):
             instructions=instructions(config),
             meta={SESSION_META_KEY: self.session_meta(session)},
         )
-        return self.result(answer, headers={SESSION_HEADER: raw_token})
+        return self.result(dumped(answer), headers={SESSION_HEADER: raw_token})
 
     def session_meta(self, session):
         audit = self.config.audit
@@ -161,9 +160,9 @@ class McpView(AgentView):
             meta["audit_url"] = f"{self.origin}{audit.endpoint.replace(':session_id', session.public_id)}"
         return meta
 
-    def result(self, answer, headers=None):
-        """The JSON-RPC response: `answer` as the negotiated revision's schema shapes it."""
-        data = answer.model_dump(by_alias=True, exclude_none=True)
+    def result(self, data, headers=None):
+        """The JSON-RPC response carrying `data`, a result in wire form (dumped() of an official type,
+        or tool_result()), validated against and shaped by the negotiated revision's schema."""
         wire = methods.serialize_server_result(self.rpc_method, self.protocol_version, data)
         if "structuredContent" in wire:
             wire["structuredContent"] = data["structuredContent"]  # the codec writes money exactly
@@ -297,13 +296,22 @@ def refusal_content(refusal):
     return content
 
 
+def dumped(answer):
+    """An official result type in wire form: its JSON names, no null fields."""
+    return answer.model_dump(by_alias=True, exclude_none=True)
+
+
 def tool_result(data, is_error=False):
-    """The capability's data (or refusal) as structured content and, for clients that read text, as JSON text."""
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=codec.encode(data).decode())],
-        structured_content=data if isinstance(data, dict) else None,
-        is_error=is_error,
-    )
+    """A CallToolResult in wire form: the capability's data (or refusal) as structured content and,
+    for clients that read text, as JSON text.
+
+    Written as its wire dict rather than built as the version-free model and dumped again;
+    McpView.result validates it against the negotiated revision's schema, as every result.
+    """
+    result = {"content": [{"type": "text", "text": codec.encode(data).decode()}], "isError": is_error}
+    if isinstance(data, dict):
+        result["structuredContent"] = data
+    return result
 
 
 def accepted():
