@@ -7,7 +7,11 @@ from django.db import DatabaseError, connection
 from django.db.utils import ConnectionHandler
 from django.test.utils import CaptureQueriesContext
 
-from agents_protocol.core.config import REVISION_STATEMENT, bump_revision, current_revision
+from agents_protocol.core.config import (
+    REVISION_STATEMENT,
+    bump_revision,
+    current_revision,
+)
 from agents_protocol.core.sql import read_one
 from agents_protocol.models import ConfigRevision
 from tests.backing_services import postgres_server  # noqa: F401 (fixture)
