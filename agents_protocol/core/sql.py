@@ -74,10 +74,11 @@ def read_one(connection, statement):
     """The first row of `statement` (fixed SQL, nothing bound), or None.
 
     Read on the DB-API connection itself, as Django's cursor would read it (a failed health
-    check reconnects, an error is Django's DatabaseError), without the cursor's wrappers: for
-    a read of a few microseconds they cost as much again. While Django records queries (DEBUG,
-    a test's query capture) or runs execute wrappers, the read goes through its cursor like any
-    other statement, so those see it.
+    check reconnects, a broken transaction refuses, an error is Django's DatabaseError), without
+    the cursor's wrappers: for a read of a few microseconds they cost as much again. Nothing is
+    bound, so no placeholder needs translating for the backend. While Django records queries
+    (DEBUG, a test's query capture) or runs execute wrappers, the read goes through its cursor
+    like any other statement, so those see it.
     """
     if connection.queries_logged or connection.execute_wrappers:
         with connection.cursor() as cursor:
@@ -85,6 +86,7 @@ def read_one(connection, statement):
             return cursor.fetchone()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
+    connection.validate_no_broken_transaction()
     with connection.wrap_database_errors:
         cursor = connection.connection.cursor()
         try:
