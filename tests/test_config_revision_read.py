@@ -3,7 +3,8 @@
 and through Django's cursor while Django records queries or runs execute wrappers."""
 import dj_database_url
 import pytest
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
+from django.db.transaction import TransactionManagementError
 from django.db.utils import ConnectionHandler
 from django.test.utils import CaptureQueriesContext
 
@@ -49,6 +50,13 @@ def test_an_execute_wrapper_sees_the_read():
     with connection.execute_wrapper(note):
         current_revision()
     assert seen == [REVISION_STATEMENT]
+
+
+def test_a_transaction_marked_for_rollback_refuses_the_read_as_djangos_cursor_does():
+    with transaction.atomic():
+        transaction.set_rollback(True)
+        with pytest.raises(TransactionManagementError):
+            current_revision()
 
 
 def test_before_the_first_save_the_revision_is_0():
