@@ -5,9 +5,11 @@ from datetime import UTC, datetime, time, timedelta
 from typing import ClassVar
 
 import pytest
+from django.db.models import Sum
 from django.utils import timezone
 
 from agents_protocol.activity import histogram, recorder, report
+from agents_protocol.core.models import AgentCall
 from agents_protocol.core.provider import ShopProvider
 from tests.factories import make_agent_session
 
@@ -122,3 +124,28 @@ def test_the_funnel_nests_each_step_in_the_one_before_and_asks_the_shop_who_paid
     assert [(step.name, step.sessions) for step in funnel] == [
         ("sessions", 6), ("searched", 4), ("added to cart", 3), ("checked out", 2), ("paid", 1)]
     assert [step.conversion for step in funnel] == [None, pytest.approx(4 / 6), 0.75, pytest.approx(2 / 3), 0.5]
+
+
+def test_calls_grouped_into_rows_that_count_them_give_the_report_of_one_row_each():
+    ann, bob = make_agent_session(agent_name="ann", agent_version="2"), make_agent_session(agent_name="bob")
+    calls = []
+    for days_ago in (0, 0, 3):
+        for session in (ann, ann, bob, None):
+            agent = (session.agent_name, session.agent_version) if session else ("", "")
+            pk = session.pk if session else None
+            calls += [(moment(days_ago, second), capability, pk, *agent, 200, "", duration_us)
+                      for second, (capability, duration_us) in enumerate(
+                          [("session.create", 300), ("search", 1000), ("search", 1010), ("search", 5000),
+                           ("cart.add", 800), ("checkout", 2000)])]
+            calls.append((moment(days_ago), "search", pk, *agent, 429, "rate_limited", 90))
+    every = [last(7), report.Filters(last(7).period, capability="search"), report.Filters(last(7).period, agent="ann")]
+
+    recorder.insert(calls)
+    grouped = [report.activity(filters) for filters in every]
+    assert AgentCall.objects.count() < len(calls) == AgentCall.objects.aggregate(calls=Sum("calls"))["calls"]
+    AgentCall.objects.all().delete()
+    recorder.write(recorder.one_row_each(calls))
+    assert AgentCall.objects.count() == len(calls)
+
+    assert [report.activity(filters) for filters in every] == grouped
+    assert grouped[0].total_calls == len(calls) and grouped[0].funnel[1].sessions == 2

@@ -1,4 +1,5 @@
-"""What the activity page shows, counted by the database from AgentCall rows.
+"""What the activity page shows, counted by the database from AgentCall rows, each of which
+counts `calls` calls (activity/recorder.py): every count here is a sum of `calls`.
 
 Every query groups by a prefix of one of AgentCall's indexes, so the database reads an index
 range in order and never sorts; Python only adds up the few thousand groups. A period is whole
@@ -8,7 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from django.db.models import Count
+from django.db.models import Sum
 
 from agents_protocol.activity.histogram import percentile_us
 from agents_protocol.core.models import AgentCall
@@ -140,8 +141,8 @@ def calls_by_day_and_capability(filters):
     grouping = ("day", "capability", "code", "latency_bucket")
     if filters.agent:
         grouping = ("day", "agent_name", "agent_version", "code", "capability", "latency_bucket")
-    groups = calls.values(*grouping).annotate(calls=Count("*")).values_list(
-        "day", "capability", "code", "latency_bucket", "calls")
+    groups = calls.values(*grouping).annotate(counted=Sum("calls")).values_list(
+        "day", "capability", "code", "latency_bucket", "counted")
     per_day, rows = Counter({day: 0 for day in filters.period.days}), {}
     for day, capability, code, bucket, count in groups:
         if filters.capability and capability != filters.capability:
@@ -160,7 +161,7 @@ def sessions_by_day(filters):
     """Sessions started per day (successful session.create calls), whatever the capability filter."""
     per_day = Counter({day: 0 for day in filters.period.days})
     started = calls_in(filters, capability=SESSION_CREATE, code="")
-    for group in started.values("day").annotate(sessions=Count("*")):
+    for group in started.values("day").annotate(sessions=Sum("calls")):
         per_day[group["day"]] += group["sessions"]
     return dict(sorted(per_day.items()))
 
@@ -169,8 +170,8 @@ def busiest_agents(filters):
     """The agents with the most calls, from the index of (day, agent …); the capability asked for
     is picked out here, as in calls_by_day_and_capability."""
     grouping = ("day", "agent_name", "agent_version", "code", *(("capability",) if filters.capability else ()))
-    groups = calls_in(filters).values(*grouping).annotate(calls=Count("*")).values_list(
-        "agent_name", "agent_version", "code", "calls", *grouping[4:])
+    groups = calls_in(filters).values(*grouping).annotate(counted=Sum("calls")).values_list(
+        "agent_name", "agent_version", "code", "counted", *grouping[4:])
     totals = defaultdict(lambda: [0, 0])
     for name, version, code, count, *capability in groups:
         if capability and capability[0] != filters.capability:

@@ -446,8 +446,11 @@ class IdempotencyRecord(models.Model):
 
 
 class AgentCall(models.Model):
-    """One call of the agent pipeline, any transport, refused ones included: what the agent
-    activity page counts (activity/report.py). Written in batches (activity/recorder.py).
+    """`calls` calls of the agent pipeline that the activity page cannot tell apart, any transport,
+    refused ones included: what the page counts (activity/report.py sums `calls`). Written in
+    batches (activity/recorder.py), one row per group of a batch's calls of the same day,
+    capability, session, agent, status, code and latency bucket; `at` and `duration_us` are those
+    of the group's first call.
 
     No parameters, token, address or answer: a call is its capability, its session and agent,
     its outcome and its duration. `session_pk` is not a foreign key: rows outlive sessions, and a
@@ -467,6 +470,7 @@ class AgentCall(models.Model):
     code = models.CharField(max_length=50, help_text="The refusal's code; empty when the call succeeded.")
     duration_us = models.PositiveIntegerField()
     latency_bucket = models.PositiveSmallIntegerField()
+    calls = models.PositiveIntegerField(default=1)
 
     class Meta:
         verbose_name = "agent call"
@@ -474,10 +478,13 @@ class AgentCall(models.Model):
         default_permissions = ()
         permissions = [("view_agent_activity", "Can view the agent activity page")]
         indexes = [
-            models.Index(fields=["day", "capability", "code", "latency_bucket"], name="agentcall_day_capability"),
-            models.Index(fields=["day", "agent_name", "agent_version", "code", "capability", "latency_bucket"],
+            # `calls` last in each: the page's sums read it from the index, whose order the groups follow.
+            models.Index(fields=["day", "capability", "code", "latency_bucket", "calls"],
+                         name="agentcall_day_capability"),
+            models.Index(fields=["day", "agent_name", "agent_version", "code", "capability", "latency_bucket", "calls"],
                          name="agentcall_day_agent"),
-            models.Index(fields=["capability", "code", "session_pk", "day", "agent_name"], name="agentcall_funnel"),
+            models.Index(fields=["capability", "code", "session_pk", "day", "agent_name", "calls"],
+                         name="agentcall_funnel"),
         ]
 
     def __str__(self):
