@@ -11,6 +11,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "acme.settings")
 
 application = get_wsgi_application()
 
-from agents_protocol.wsgi import DocumentReplay  # noqa: E402  (its modules need the apps Django just loaded)
+from agents_protocol.wsgi import DocumentReplay  # after Django set up: its modules need the apps loaded
 
 application = DocumentReplay(application)
