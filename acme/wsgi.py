@@ -11,6 +11,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "acme.settings")
 
 application = get_wsgi_application()
 
-from agents_protocol.wsgi import DocumentReplay  # after Django set up: its modules need the apps loaded
+# Imported once Django is set up: the app's modules need its apps loaded.
+from agents_protocol.wsgi import DocumentReplay
 
 application = DocumentReplay(application)
