@@ -6,8 +6,8 @@ capability, session, agent, status, code and latency bucket). Calls of many sess
 group; one session repeating one call does, and its batch costs under 1 µs a call and holds the
 write lock a tenth as long. The buffer is written with one bulk INSERT when it holds
 ACTIVITY_BUFFER_SIZE calls, at the first call after its oldest call is ACTIVITY_FLUSH_SECONDS
-old, when the activity page is opened in this process, and when the process exits. A worker writing its calls also deletes those older than
-ACTIVITY_RETENTION_DAYS, at most once an hour. Losing a batch (the database is down) is
+old, when the activity page is opened in this process, and when the process exits. A worker
+writing its calls also deletes those older than ACTIVITY_RETENTION_DAYS, at most once an hour. Losing a batch (the database is down) is
 logged; the calls themselves have been answered.
 """
 import atexit
