@@ -14,7 +14,7 @@ import logging
 import secrets
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connection
 from django.http import JsonResponse
 
@@ -30,12 +30,16 @@ def check_database():
 
 
 def check_cache():
-    key, value = f"healthz:{secrets.token_hex(8)}", secrets.token_hex(8)
-    cache.set(key, value, timeout=10)
-    stored = cache.get(key)
-    cache.delete(key)
-    if stored != value:
-        raise RuntimeError("the cache did not return the value just stored")
+    """A round trip through every configured cache (the embedded profile has two: the default and
+    the rate-limit counters, which hold integers only)."""
+    for alias in settings.CACHES:
+        cache = caches[alias]
+        key, value = f"healthz:{secrets.token_hex(8)}", secrets.randbits(62)
+        cache.set(key, value, timeout=10)
+        stored = cache.get(key)
+        cache.delete(key)
+        if stored != value:
+            raise RuntimeError(f"the cache {alias!r} did not return the value just stored")
 
 
 CHECKS = {"database": check_database, "cache": check_cache}

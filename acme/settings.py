@@ -149,13 +149,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 
-# The cache holds the API's rate-limit counters, so every worker and every instance must
-# share it and increment atomically (django-ratelimit refuses LocMem, file and database
-# caches). Embedded: diskcache, SQLite files in CACHE_DIR shared by the processes of one
-# host, by default a private directory in shared memory (acme/embedded/cache_dir.py says why);
-# django-ratelimit's check prints W001 for it ("not officially supported"), see
-# docs/deploy.md. Scale-out: Redis.
+# The API's rate-limit counters must be shared by every worker and every instance and
+# incremented atomically (django-ratelimit refuses LocMem, file and database caches).
+# Embedded: in the "ratelimit" cache, a table of counters in a memory-mapped file shared by
+# the processes of one host (acme/embedded/counters.py); the default cache is diskcache, SQLite
+# files beside it. Both live in CACHE_DIR, by default a private directory in shared memory
+# (acme/embedded/cache_dir.py says why). django-ratelimit's check prints W001 ("not officially
+# supported") for the counters' backend, see docs/deploy.md. Scale-out: Redis holds both.
 REDIS_URL = os.environ.get("REDIS_URL")
+CACHE_DIR = os.environ.get("CACHE_DIR") or str(default_cache_dir(DATA_DIR))
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -164,19 +166,26 @@ if REDIS_URL:
             "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
         }
     }
+    RATELIMIT_USE_CACHE = "default"
 else:
     CACHES = {
         "default": {
             "BACKEND": "acme.embedded.cache.PersistentDiskCache",  # diskcache.DjangoCache, kept open between requests
-            "LOCATION": os.environ.get("CACHE_DIR") or str(default_cache_dir(DATA_DIR)),
+            "LOCATION": CACHE_DIR,
             "DATABASE_TIMEOUT": 1.0,  # seconds a read waits for a writer (writes retry until done)
-        }
+        },
+        "ratelimit": {
+            "BACKEND": "acme.embedded.counters.SharedMemoryCounters",
+            "LOCATION": os.path.join(CACHE_DIR, "rate-limits.counters"),
+            "OPTIONS": {"SLOTS": 65_536},  # 2 MiB; the counters of that many clients at once
+        },
     }
+    RATELIMIT_USE_CACHE = "ratelimit"
 
-# django-ratelimit's own settings at their defaults, spelled out: it reads each one on every
-# counted call, and a setting that is absent costs an AttributeError each time (about 5 µs a call).
+# django-ratelimit's own settings at their defaults, spelled out (RATELIMIT_USE_CACHE above): it
+# reads each one on every counted call, and a setting that is absent costs an AttributeError
+# each time (about 5 µs a call).
 RATELIMIT_ENABLE = True
-RATELIMIT_USE_CACHE = "default"
 RATELIMIT_CACHE_PREFIX = "rl:"
 RATELIMIT_HASH_ALGORITHM = hashlib.sha256  # the class: a dotted name would be imported on every call
 RATELIMIT_FAIL_OPEN = False

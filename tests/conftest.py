@@ -2,7 +2,8 @@
 import shutil
 
 import pytest
-from django.core.cache import cache
+from django.conf import settings
+from django.core.cache import caches
 
 from acme.embedded.cache_dir import SHARED_MEMORY, default_cache_dir
 from agents_protocol.activity.recorder import calls
@@ -58,8 +59,8 @@ def no_calls_of_other_tests():
 
 @pytest.fixture(autouse=True)
 def fresh_rate_limits():
-    """Rate-limit counters live in the shared cache; each test starts with none."""
-    cache.clear()
+    """Rate-limit counters live in the shared cache (RATELIMIT_USE_CACHE); each test starts with none."""
+    caches[settings.RATELIMIT_USE_CACHE].clear()
 
 
 @pytest.fixture

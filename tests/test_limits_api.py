@@ -149,8 +149,8 @@ def test_ipv6_addresses_share_a_budget_per_64(rf):
 
 
 def test_a_cache_that_cannot_count_is_503_backend_unavailable(client, settings):
-    settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
-                                   "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}  # nothing listens there
+    settings.CACHES = {**settings.CACHES, settings.RATELIMIT_USE_CACHE: {
+        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}  # nothing listens there
     response = client.get(SEARCH)
     assert response.status_code == 503
     assert response.json()["code"] == "backend_unavailable"

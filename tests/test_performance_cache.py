@@ -21,10 +21,11 @@ def shard_connections():
     return [getattr(shard._local, "con", None) for shard in caches["default"]._cache._shards]
 
 
-def test_api_calls_count_in_the_cache_without_reopening_it(client):
-    assert client.get(SEARCH).status_code == 200  # counted in the cache; Django then closes caches
+def test_the_cache_stays_open_from_one_request_to_the_next(client):
+    caches["default"].set("counter", 1, timeout=60)
     opened = shard_connections()
-    assert client.get(SEARCH).status_code == 200
+    assert client.get(SEARCH).status_code == 200  # Django closes every cache when a request ends
+    caches["default"].incr("counter")
     assert any(opened) and shard_connections() == opened
 
 

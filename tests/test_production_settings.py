@@ -36,12 +36,12 @@ def test_with_redis_every_check_passes_at_warning_level(tmp_path, production, co
 
 
 @pytest.mark.parametrize("production, command", [(False, ["check"]), (True, ["check", "--deploy"])])
-def test_on_one_host_the_only_issue_is_ratelimits_warning_about_diskcache(tmp_path, production, command):
+def test_on_one_host_the_only_issue_is_ratelimits_warning_about_its_counters(tmp_path, production, command):
     env = (production_env if production else site_env)(tmp_path)
     result = manage(env, *command)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
-    assert "(django_ratelimit.W001) cache backend acme.embedded.cache.PersistentDiskCache is not officially supported" in output
+    assert "(django_ratelimit.W001) cache backend acme.embedded.counters.SharedMemoryCounters is not officially supported" in output
     assert "System check identified 1 issue (0 silenced)." in output
 
 

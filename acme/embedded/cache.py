@@ -1,4 +1,8 @@
-"""The embedded default's shared cache: diskcache, kept open from one request to the next."""
+"""The embedded default's shared cache: diskcache, kept open from one request to the next.
+
+The API's rate-limit counters are not here but in acme/embedded/counters.py; this is Django's
+default cache, for whatever else the site keeps (the health probe's key, a shop's own counters).
+"""
 import os
 import sqlite3
 import time
@@ -23,7 +27,8 @@ RETURNING_SUPPORTED = sqlite3.sqlite_version_info >= (3, 35, 0)
 
 
 class PersistentDiskCache(DjangoCache):
-    """diskcache's Django backend, tuned for the rate-limit counters it holds.
+    """diskcache's Django backend, tuned for counters (the rate limits were counted here until
+    acme/embedded/counters.py took them over).
 
     No close() when a request ends: for diskcache that shuts its SQLite files, so the next
     API call opened them again and set them up, about 2 ms of every agent call on the

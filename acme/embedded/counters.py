@@ -1,0 +1,210 @@
+"""The embedded profile's rate-limit counters: integers in a table of slots in shared memory.
+
+django-ratelimit counts every agent call with the cache's add() and incr(). In the embedded
+diskcache each increment is a SQLite write transaction, about 20 µs inside a request on the
+benchmark machine; here it is a few reads and writes of a memory-mapped file under an
+exclusive flock, which every process of the host takes for each operation (docs/performance.md).
+
+The file, `LOCATION`, holds a header and OPTIONS["SLOTS"] slots of (key digest, value, expiry):
+a key is found by its 128-bit BLAKE2b digest, probing at most PROBE_LENGTH slots from its
+hash. A key whose probe window is full of live counters takes the slot of the one that
+expires first: the table is bounded, and under more live keys than slots the counters
+closest to their end are lost first (a client's window then starts again at zero). With the
+default 65,536 slots (2 MiB) that takes tens of thousands of clients counted in one minute.
+
+Only integers are stored: this cache is for counters (RATELIMIT_USE_CACHE), not for values in
+general. Nothing survives the host: like the rest of the embedded cache, the file lives in the
+site's private directory in /dev/shm (acme/embedded/cache_dir.py). The kernel releases the
+flock of a process that dies, so a crash never blocks the others.
+"""
+import fcntl
+import hashlib
+import mmap
+import os
+import struct
+import time
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
+
+from .cache_dir import make_private_directory
+
+MAGIC = b"acmectr1"
+HEADER = struct.Struct("<8sQ")  # magic, slot count
+SLOT = struct.Struct("<16sqd")  # key digest (zeros: never used), value, expiry (Unix time; 0: removed)
+NEVER_USED = bytes(16)
+NO_EXPIRY = float("inf")
+DEFAULT_SLOTS = 65_536
+PROBE_LENGTH = 32
+
+
+class SharedMemoryCounters(BaseCache):
+    """A Django cache of integer counters shared by the processes of one host."""
+
+    def __init__(self, location, params):
+        super().__init__(params)
+        options = params.get("OPTIONS", {})
+        self.slots = int(options.get("SLOTS", DEFAULT_SLOTS))
+        if self.slots < PROBE_LENGTH:
+            raise ValueError(f"SLOTS must be at least {PROBE_LENGTH}")
+        self.path = location
+        self._fd = None
+        self._map = None
+        self._pid = None
+
+    # Django's cache API, for integer values.
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        digest = self._digest(key, version)
+        value = _integer(value)
+        with self._locked() as table:
+            position, live = table.find(digest)
+            if live:
+                return False
+            table.write(position, digest, value, self._expiry(timeout))
+            return True
+
+    def get(self, key, default=None, version=None):
+        digest = self._digest(key, version)
+        with self._locked() as table:
+            position, live = table.find(digest)
+            return table.value(position) if live else default
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        digest = self._digest(key, version)
+        value = _integer(value)
+        with self._locked() as table:
+            position, _ = table.find(digest)
+            table.write(position, digest, value, self._expiry(timeout))
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        digest = self._digest(key, version)
+        with self._locked() as table:
+            position, live = table.find(digest)
+            if live:
+                table.write(position, digest, table.value(position), self._expiry(timeout))
+            return live
+
+    def delete(self, key, version=None):
+        digest = self._digest(key, version)
+        with self._locked() as table:
+            position, live = table.find(digest)
+            if live:
+                table.write(position, digest, 0, 0.0)
+            return live
+
+    def incr(self, key, delta=1, version=None):
+        digest = self._digest(key, version)
+        delta = _integer(delta)
+        with self._locked() as table:
+            position, live = table.find(digest)
+            if not live:
+                raise ValueError(f"Key '{key}' not found")
+            value = table.value(position) + delta
+            table.write_value(position, value)
+            return value
+
+    def has_key(self, key, version=None):
+        digest = self._digest(key, version)
+        with self._locked() as table:
+            return table.find(digest)[1]
+
+    def clear(self):
+        with self._locked() as table:
+            table.clear()
+
+    def close(self, **kwargs):
+        pass  # the map stays open from one request to the next, as the database connection does
+
+    # The table.
+
+    def _digest(self, key, version):
+        key = self.make_key(key, version=version)
+        return hashlib.blake2b(key.encode(), digest_size=16).digest()
+
+    def _expiry(self, timeout):
+        timeout = self.get_backend_timeout(timeout)
+        return NO_EXPIRY if timeout is None else timeout
+
+    def _locked(self):
+        if self._pid != os.getpid():  # opened before a fork: the child maps the file again
+            self._open()
+        return _Locked(self._fd, _Table(self._map, self.slots))
+
+    def _open(self):
+        make_private_directory(os.path.dirname(self.path))
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        size = HEADER.size + self.slots * SLOT.size
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            if os.fstat(self._fd).st_size != size or os.pread(self._fd, HEADER.size, 0) != HEADER.pack(MAGIC, self.slots):
+                os.ftruncate(self._fd, 0)  # new, or laid out for another slot count: start empty
+                os.ftruncate(self._fd, size)
+                os.pwrite(self._fd, HEADER.pack(MAGIC, self.slots), 0)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        self._map = mmap.mmap(self._fd, size)
+        self._pid = os.getpid()
+
+
+class _Locked:
+    """`with`: the table, under the file's exclusive flock."""
+
+    def __init__(self, fd, table):
+        self.fd = fd
+        self.table = table
+
+    def __enter__(self):
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self.table
+
+    def __exit__(self, *exc_info):
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+
+class _Table:
+    def __init__(self, memory, slots):
+        self.memory = memory
+        self.slots = slots
+
+    def offset(self, position):
+        return HEADER.size + position * SLOT.size
+
+    def find(self, digest):
+        """(position, live): the key's live slot, else the slot a new value for it takes."""
+        now = time.time()
+        start = int.from_bytes(digest[:8], "little") % self.slots
+        free = None
+        earliest = None  # (expiry, position) of the live slot that ends first, to evict
+        for step in range(PROBE_LENGTH):
+            position = (start + step) % self.slots
+            stored, _, expiry = SLOT.unpack_from(self.memory, self.offset(position))
+            if stored == digest:
+                if expiry > now:
+                    return position, True
+                return position, False
+            if stored == NEVER_USED:
+                return (free if free is not None else position), False
+            if expiry <= now:
+                if free is None:
+                    free = position
+            elif earliest is None or expiry < earliest[0]:
+                earliest = (expiry, position)
+        return (free if free is not None else earliest[1]), False
+
+    def value(self, position):
+        return SLOT.unpack_from(self.memory, self.offset(position))[1]
+
+    def write(self, position, digest, value, expiry):
+        SLOT.pack_into(self.memory, self.offset(position), digest, value, expiry)
+
+    def write_value(self, position, value):
+        struct.pack_into("<q", self.memory, self.offset(position) + 16, value)
+
+    def clear(self):
+        self.memory[HEADER.size:] = bytes(len(self.memory) - HEADER.size)
+
+
+def _integer(value):
+    if type(value) is not int:
+        raise TypeError(f"SharedMemoryCounters stores integers only, not {type(value).__name__}")
+    return value

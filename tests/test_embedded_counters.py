@@ -1,0 +1,160 @@
+"""The embedded rate-limit counters (acme/embedded/counters.py): Django's cache API for integers,
+exact across processes, bounded, and expiring like any cache."""
+import multiprocessing
+import os
+
+import pytest
+
+from acme.embedded import counters
+from acme.embedded.counters import PROBE_LENGTH, SharedMemoryCounters
+
+INCREMENTS_PER_PROCESS = 2000
+PROCESSES = 4
+
+
+def counters_at(directory, slots=1024):
+    return SharedMemoryCounters(str(directory / "rate-limits.counters"), {"OPTIONS": {"SLOTS": slots}})
+
+
+@pytest.fixture
+def table(tmp_path):
+    return counters_at(tmp_path)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The counters' clock, set by the test (their expiry comes from Django's timeout, time.time())."""
+    now = [1_800_000_000.0]
+    monkeypatch.setattr(counters.time, "time", lambda: now[0])
+    return now
+
+
+def test_add_then_incr_counts_like_django_ratelimit_expects(table):
+    assert table.add("window", 1, 60) is True
+    assert table.add("window", 1, 60) is False  # present: django-ratelimit then increments
+    assert table.incr("window") == 2
+    assert table.incr("window", 5) == 7
+    assert table.get("window") == 7
+    assert table.decr("window", 2) == 5
+
+
+def test_incr_of_a_missing_key_raises_value_error_like_every_django_cache(table):
+    with pytest.raises(ValueError):
+        table.incr("missing")
+    assert table.get("missing", "default") == "default"
+
+
+def test_values_expire_with_their_timeout(table, clock):
+    table.add("window", 1, 60)
+    clock[0] += 59
+    assert table.get("window") == 1
+    clock[0] += 2
+    assert table.get("window") is None
+    assert table.add("window", 1, 60) is True  # a new window starts from its own value
+    assert table.incr("window") == 2
+
+
+def test_set_touch_delete_and_has_key(table, clock):
+    table.set("key", 3, 10)
+    assert table.has_key("key")
+    assert table.touch("key", 100) is True
+    clock[0] += 50
+    assert table.get("key") == 3
+    assert table.delete("key") is True
+    assert not table.has_key("key")
+    assert table.delete("key") is False
+    table.set("forever", 1, None)
+    clock[0] += 10**9
+    assert table.get("forever") == 1
+
+
+def test_keys_are_apart_by_name_and_version(table):
+    table.set("a", 1)
+    table.set("b", 2)
+    table.set("a", 3, version=2)
+    assert (table.get("a"), table.get("b"), table.get("a", version=2)) == (1, 2, 3)
+
+
+def test_only_integers_are_stored(table):
+    for value in ["1", 1.5, True, None]:
+        with pytest.raises(TypeError):
+            table.set("key", value)
+    assert table.get("key") is None
+
+
+def test_clear_empties_every_slot(table):
+    for index in range(100):
+        table.set(f"key{index}", index)
+    table.clear()
+    assert all(table.get(f"key{index}") is None for index in range(100))
+
+
+def test_a_full_table_loses_the_counters_closest_to_their_end_first(tmp_path, clock):
+    table = counters_at(tmp_path, slots=PROBE_LENGTH)
+    for index in range(PROBE_LENGTH):
+        table.set(f"key{index}", index, 1000 + index)  # key0 ends first
+    table.set("newcomer", 99, 5000)
+    assert table.get("newcomer") == 99
+    assert table.get("key0") is None
+    assert [table.get(f"key{index}") for index in range(1, PROBE_LENGTH)] == list(range(1, PROBE_LENGTH))
+
+
+def test_expired_slots_are_taken_again_before_any_live_counter_is_lost(tmp_path, clock):
+    table = counters_at(tmp_path, slots=PROBE_LENGTH)
+    for index in range(PROBE_LENGTH):
+        table.set(f"old{index}", index, 10)
+    clock[0] += 11
+    for index in range(PROBE_LENGTH):
+        table.set(f"new{index}", index, 60)
+    assert [table.get(f"new{index}") for index in range(PROBE_LENGTH)] == list(range(PROBE_LENGTH))
+
+
+def test_a_second_opening_of_the_file_sees_the_same_counters(tmp_path):
+    first, second = counters_at(tmp_path), counters_at(tmp_path)
+    first.add("window", 1, 60)
+    assert second.incr("window") == 2
+    assert first.get("window") == 2
+
+
+def test_a_file_laid_out_for_another_slot_count_starts_empty(tmp_path):
+    counters_at(tmp_path, slots=1024).set("window", 5)
+    resized = counters_at(tmp_path, slots=2048)
+    assert resized.get("window") is None
+    resized.set("window", 6)
+    assert resized.get("window") == 6
+    assert os.path.getsize(tmp_path / "rate-limits.counters") == 16 + 2048 * 32
+
+
+def _increment(path, times):
+    table = SharedMemoryCounters(path, {"OPTIONS": {"SLOTS": 1024}})
+    for _ in range(times):
+        table.incr("shared")
+
+
+def test_processes_incrementing_at_once_lose_no_count(tmp_path):
+    table = counters_at(tmp_path)
+    table.add("shared", 0, 600)
+    context = multiprocessing.get_context("spawn")  # separate interpreters, as gunicorn's workers are
+    workers = [context.Process(target=_increment, args=(table.path, INCREMENTS_PER_PROCESS)) for _ in range(PROCESSES)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+        assert worker.exitcode == 0
+    assert table.get("shared") == PROCESSES * INCREMENTS_PER_PROCESS
+
+
+def test_a_forked_child_maps_the_file_again_and_shares_the_counts(table):
+    table.add("shared", 0, 600)
+    table.incr("shared")
+    context = multiprocessing.get_context("fork")
+    child = context.Process(target=lambda: [table.incr("shared") for _ in range(10)])
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert table.get("shared") == 11
+
+
+def test_the_file_is_private_to_its_user(table):
+    table.set("key", 1)
+    assert os.stat(table.path).st_mode & 0o777 == 0o600
