@@ -142,7 +142,8 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+EMBEDDED_DATABASE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+if EMBEDDED_DATABASE:
     DATABASES["default"]["ENGINE"] = "acme.embedded.sqlite"  # Django's, with writers queued (acme/embedded/write_lock.py)
     DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
     DATABASES["default"].setdefault("TEST", {})["NAME"] = str(DATA_DIR / "test_db.sqlite3")
@@ -265,6 +266,9 @@ AGENTS_PROTOCOL = {
     # The demo's sandbox for agent developers (docs/agent-testing.md): a session named with
     # sandbox:rate-limit gets 3 calls a minute, one named with sandbox:short-session lives 10 s.
     "SANDBOX": {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10},
+    # SQLite: one host, so every process that edits or serves the configuration shares a signal in
+    # shared memory, and requests read the revision row only when it moved (acme/embedded/stamp.py).
+    "REVISION_SIGNAL": "acme.embedded.stamp.SharedMemoryStamp" if EMBEDDED_DATABASE else None,
     "DEFAULT_SITE": {
         "name": "Acme Ceramics",
         "description": "Handmade ceramic mugs, bowls, vases, plates and planters",

@@ -19,6 +19,12 @@ AUDIT_RETENTION_DAYS  sessions ended longer ago are deleted with their trails by
 TRUSTED_PROXY_COUNT how many reverse proxies in front of the site append to X-Forwarded-For.
                     0 (default) ignores the header: the client address is REMOTE_ADDR, which a
                     client cannot forge. With n, it is the n-th entry from the right.
+REVISION_SIGNAL     None (default): every request reads the configuration's revision row. Else the
+                    dotted path of a class whose instances have `read()`, a value that moves
+                    whenever `bump()` is called, in every process that serves or edits the
+                    configuration; requests then read the row only when the value moved, or
+                    once a second (core/config.py). Only for processes that all share it: the
+                    embedded profile's acme.embedded.stamp.SharedMemoryStamp, one host.
 SANDBOX             None (default): off. A dict turns on the sandbox for agent developers
                     (sandbox.py): sessions whose agent name asks for it get REQUESTS_PER_MINUTE
                     (3) or live SESSION_TTL_SECONDS (10); for a demo or staging shop.
@@ -62,6 +68,7 @@ DEFAULTS = {
     "AUDIT_RETENTION_DAYS": 30,
     "TRUSTED_PROXY_COUNT": 0,
     "SANDBOX": None,
+    "REVISION_SIGNAL": None,
     "ACTIVITY_BUFFER_SIZE": 500,
     "ACTIVITY_FLUSH_SECONDS": 10,
     "ACTIVITY_RETENTION_DAYS": 30,

@@ -2,18 +2,23 @@
 
 Every worker reads the revision number (one indexed query) and reuses the snapshot it
 already built for that number, so an admin save is visible on the very next request in
-every process, and nothing else is queried while the configuration is unchanged. The API
+every process, and nothing else is queried while the configuration is unchanged. With a
+REVISION_SIGNAL (core/conf.py) the number is read only when the signal moved, or once a
+second (`current_revision`). The API
 middleware reads it once per request and pins that snapshot for the rest of the request
 (`pinned_config`), so one request never sees two configurations nor reads the number twice.
 """
 import contextvars
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db import connections, router
+from django.core.signals import setting_changed
+from django.db import connections, router, transaction
 from django.db.models import F
+from django.utils.module_loading import import_string
 
 from agents_protocol.core.models import (
     AuditConfig,
@@ -25,6 +30,7 @@ from agents_protocol.core.models import (
     SessionConfig,
     SiteProfile,
 )
+from agents_protocol.core.conf import get_setting
 from agents_protocol.core.schema import compile_param, plain_number
 from agents_protocol.core.sql import read_one
 
@@ -131,22 +137,92 @@ REVISION_STATEMENT = (
 )
 
 
+# How long a revision read under an unmoved signal is trusted: the bound on staleness should a
+# process die between committing a change and moving the signal.
+SIGNAL_TRUST_SECONDS = 1.0
+
+
 def current_revision():
     """The configuration's revision number (0 before the first save).
 
-    Every request reads it, so it is one indexed read in plain SQL on the database connection
-    itself (core/sql.py read_one): building the same query through the ORM costs about ten times
-    what the database spends answering it, and Django's cursor wrappers as much again.
+    Without a REVISION_SIGNAL every call reads it from the database. With one, the signal is
+    read first, and the database only when the signal moved since this process last read the
+    number, or that read is SIGNAL_TRUST_SECONDS old. Reading the signal before the number makes
+    a change committed in between harmless: the number is kept under the signal's old value,
+    which the change moves once it has committed. Inside a transaction the number is always
+    read, and not kept: the transaction may see its own change, which may yet roll back.
     """
-    row = read_one(connections[router.db_for_read(ConfigRevision)], REVISION_STATEMENT)
+    connection = connections[router.db_for_read(ConfigRevision)]
+    signal = revision_signal.get()
+    if signal is None or connection.in_atomic_block:
+        return read_revision(connection)
+    moved_to = signal.read()
+    seen = _seen_revision
+    now = time.monotonic()
+    if seen[0] == moved_to and now < seen[2]:
+        return seen[1]
+    revision = read_revision(connection)
+    _seen_revision[:] = (moved_to, revision, now + SIGNAL_TRUST_SECONDS)
+    return revision
+
+
+_seen_revision = [None, None, 0.0]  # (signal's value, revision, trusted until), this process's last read
+
+
+def forget_seen_revision():
+    """Read the revision from the database at the next call (a test flushed it, or the signal changed)."""
+    _seen_revision[:] = (None, None, 0.0)
+
+
+def read_revision(connection):
+    """The revision row, read in plain SQL on the database connection itself (core/sql.py
+    read_one): building the same query through the ORM costs about ten times what the database
+    spends answering it, and Django's cursor wrappers as much again."""
+    row = read_one(connection, REVISION_STATEMENT)
     return row[0] if row else 0
 
 
 def bump_revision():
-    """Tell every worker that the configuration changed (signals.py calls it on every save)."""
+    """Tell every worker that the configuration changed (signals.py calls it on every save).
+
+    The signal moves once the transaction commits (at once without one), so that every
+    process reads the new number at its next request.
+    """
     updated = ConfigRevision.objects.filter(pk=1).update(number=F("number") + 1)
     if not updated:
         ConfigRevision.objects.get_or_create(pk=1, defaults={"number": 1})
+    signal = revision_signal.get()
+    if signal is not None:
+        transaction.on_commit(signal.bump, using=router.db_for_write(ConfigRevision), robust=True)
+
+
+class RevisionSignal:
+    """The REVISION_SIGNAL instance, made on first use (again after a settings change), or None."""
+
+    def __init__(self):
+        self._instance = self._made = None
+
+    def get(self):
+        if not self._made:
+            path = get_setting("REVISION_SIGNAL")
+            self._instance = import_string(path)() if path else None
+            self._made = True
+        return self._instance
+
+    def reset(self):
+        self._instance = self._made = None
+        forget_seen_revision()
+
+
+revision_signal = RevisionSignal()
+
+
+def _reset_signal(setting, **kwargs):
+    if setting == "AGENTS_PROTOCOL":
+        revision_signal.reset()
+
+
+setting_changed.connect(_reset_signal)
 
 
 def load_config(revision=None):
