@@ -13,6 +13,7 @@
 | E009    | the default database is neither SQLite nor PostgreSQL (sessions.py)          |
 | E010    | an endpoint lies outside /.well-known/ (saved before migration 0010)        |
 | E011    | SANDBOX is neither None nor a dict of its keys with whole numbers of at least 1 |
+| E012    | REVISION_SIGNAL cannot be imported, or its class has no read() and bump()   |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
@@ -144,6 +145,28 @@ def sandbox_valid(app_configs, **kwargs):
         f"number of at least 1, not {sandbox_setting!r}.",
         hint='For example {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10}; None turns the sandbox off.',
         id="agents_protocol.E011",
+    )]
+
+
+@register()
+def revision_signal_importable(app_configs, **kwargs):
+    """REVISION_SIGNAL (core/config.py): None, or the dotted path of a class with read() and bump()."""
+    path = get_setting("REVISION_SIGNAL")
+    if path is None:
+        return []
+    try:
+        signal_class = import_string(path)
+    except ImportError as error:
+        problem = f"cannot be imported: {error}"
+    else:
+        if callable(getattr(signal_class, "read", None)) and callable(getattr(signal_class, "bump", None)):
+            return []
+        problem = "has no read() and bump() methods"
+    return [Error(
+        f"AGENTS_PROTOCOL['REVISION_SIGNAL'] {path!r} {problem}.",
+        hint="Leave it None (every request reads the revision row) unless every process that serves or edits "
+        "the configuration shares the signal.",
+        id="agents_protocol.E012",
     )]
 
 

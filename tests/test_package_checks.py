@@ -217,3 +217,15 @@ def test_w003_reads_a_file_database_only_when_asked(monkeypatch):
     handler = ConnectionHandler({"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}})
     monkeypatch.setattr(checks, "connections", handler)
     assert checks.sqlite_ready_for_parallel_writes(None, databases=["default"]) == []
+
+
+@pytest.mark.parametrize("value", ["no.such.module.Signal", "agents_protocol.core.config.ProtocolConfig"])
+def test_e012_a_revision_signal_that_cannot_be_imported_or_has_no_read_and_bump(settings, value):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "REVISION_SIGNAL": value}
+    assert ids(checks.revision_signal_importable(None)) == ["agents_protocol.E012"]
+
+
+@pytest.mark.parametrize("value", [None, "acme.embedded.stamp.SharedMemoryStamp"])
+def test_e012_none_or_a_class_with_read_and_bump_passes(settings, value):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "REVISION_SIGNAL": value}
+    assert checks.revision_signal_importable(None) == []
