@@ -1,5 +1,5 @@
 """current_revision() reads the configuration's number on the DB-API connection itself
-(agents_protocol/core/sql.py read_one), on SQLite and PostgreSQL, failing with Django's DatabaseError,
+(agents_protocol/core/sql.py read_one, which also reads the session of a token), on SQLite and PostgreSQL, failing with Django's DatabaseError,
 and through Django's cursor while Django records queries or runs execute wrappers."""
 import dj_database_url
 import pytest
@@ -59,6 +59,13 @@ def test_a_transaction_marked_for_rollback_refuses_the_read_as_djangos_cursor_do
             current_revision()
 
 
+def test_a_bound_read_translates_the_placeholders_as_djangos_cursor_does():
+    statement = "SELECT %s, '100%%', %s"
+    assert read_one(connection, statement, [7, "x"]) == (7, "100%", "x")
+    with CaptureQueriesContext(connection):  # through Django's cursor: the same answer
+        assert read_one(connection, statement, [7, "x"]) == (7, "100%", "x")
+
+
 def test_before_the_first_save_the_revision_is_0():
     ConfigRevision.objects.all().delete()
     assert current_revision() == 0
@@ -96,5 +103,6 @@ def test_postgresql_reads_the_revision_and_fails_with_djangos_database_error(pos
             cursor.execute(f"CREATE TABLE {ConfigRevision._meta.db_table} (id integer PRIMARY KEY, number integer)")
             cursor.execute(f"INSERT INTO {ConfigRevision._meta.db_table} VALUES (1, 42)")
         assert read_one(database, REVISION_STATEMENT) == (42,)
+        assert read_one(database, "SELECT %s, '100%%', %s", [7, "x"]) == (7, "100%", "x")
     finally:
         database.close()

@@ -11,10 +11,13 @@ agents_protocol.E009 accepts) both understand. (The shop keeps its own copy of
 FieldValues in catalog/rows.py: the shop's apps import nothing from this app but its provider
 interface.)
 """
+import re
 from functools import lru_cache
 from weakref import WeakKeyDictionary
 
 from django.db import DEFAULT_DB_ALIAS, connections
+
+SQLITE_PLACEHOLDER = re.compile(r"(?<!%)%s")  # Django's own (FORMAT_QMARK_REGEX, sqlite3/base.py)
 
 
 class FieldValues:
@@ -59,9 +62,7 @@ class ModelRows:
     def first(self, sql, params):
         """The first row of `sql` as an instance, or None."""
         connection = default_connection()
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            row = cursor.fetchone()
+        row = read_one(connection, sql, params)
         return self.load(connection, row) if row is not None else None
 
 
@@ -70,19 +71,19 @@ def default_connection():
     return connections[DEFAULT_DB_ALIAS]
 
 
-def read_one(connection, statement):
-    """The first row of `statement` (fixed SQL, nothing bound), or None.
+def read_one(connection, statement, params=()):
+    """The first row of `statement` (fixed SQL with Django's %s placeholders), or None.
 
     Read on the DB-API connection itself, as Django's cursor would read it (a failed health
     check reconnects, a broken transaction refuses, an error is Django's DatabaseError), without
-    the cursor's wrappers: for a read of a few microseconds they cost as much again. Nothing is
-    bound, so no placeholder needs translating for the backend. While Django records queries
-    (DEBUG, a test's query capture) or runs execute wrappers, the read goes through its cursor
-    like any other statement, so those see it.
+    the cursor's wrappers: for a read of a few microseconds they cost as much again. The
+    placeholders are translated for the backend once per statement (`native_placeholders`).
+    While Django records queries (DEBUG, a test's query capture) or runs execute wrappers, the
+    read goes through its cursor like any other statement, so those see it.
     """
     if connection.queries_logged or connection.execute_wrappers:
         with connection.cursor() as cursor:
-            cursor.execute(statement)
+            cursor.execute(statement, params or None)
             return cursor.fetchone()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
@@ -90,10 +91,23 @@ def read_one(connection, statement):
     with connection.wrap_database_errors:
         cursor = connection.connection.cursor()
         try:
-            cursor.execute(statement)
+            if params:
+                cursor.execute(native_placeholders(connection.vendor, statement), params)
+            else:
+                cursor.execute(statement)
             return cursor.fetchone()
         finally:
             cursor.close()
+
+
+@lru_cache(maxsize=64)
+def native_placeholders(vendor, statement):
+    """`statement` as the backend's DB-API module takes it: Django's %s placeholders are
+    sqlite3's ? (and %% a literal %), as Django's SQLite cursor translates them; psycopg takes
+    them as they are."""
+    if vendor != "sqlite":
+        return statement
+    return SQLITE_PLACEHOLDER.sub("?", statement).replace("%%", "%")
 
 
 def insert(model, values):
