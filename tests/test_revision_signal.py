@@ -109,3 +109,20 @@ def test_the_stamp_moves_by_one_for_every_bump_in_any_process(tmp_path):
     bump_elsewhere(path)
     assert stamp.read() == start + 3
     assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+class BrokenSignal:
+    def read(self):
+        raise OSError("the signal's file was refused")
+
+    def bump(self):
+        raise OSError("the signal's file was refused")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_signal_that_fails_leaves_every_read_to_the_row(settings, caplog):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "REVISION_SIGNAL": f"{__name__}.BrokenSignal"}
+    save_a_change(66)  # its bump fails after the commit (robust on_commit): the change stands
+    assert [revision_reads(current_revision)[1] for _ in range(2)] == [1, 1]
+    assert config.current_config().rate_limit.requests_per_minute == 66
+    assert "REVISION_SIGNAL could not be read" in caplog.text

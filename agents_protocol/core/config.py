@@ -9,6 +9,7 @@ middleware reads it once per request and pins that snapshot for the rest of the 
 (`pinned_config`), so one request never sees two configurations nor reads the number twice.
 """
 import contextvars
+import logging
 import threading
 import time
 from contextlib import contextmanager
@@ -137,6 +138,8 @@ REVISION_STATEMENT = (
 )
 
 
+logger = logging.getLogger(__name__)
+
 # How long a revision read under an unmoved signal is trusted: the bound on staleness should a
 # process die between committing a change and moving the signal.
 SIGNAL_TRUST_SECONDS = 1.0
@@ -150,13 +153,18 @@ def current_revision():
     number, or that read is SIGNAL_TRUST_SECONDS old. Reading the signal before the number makes
     a change committed in between harmless: the number is kept under the signal's old value,
     which the change moves once it has committed. Inside a transaction the number is always
-    read, and not kept: the transaction may see its own change, which may yet roll back.
+    read, and not kept: the transaction may see its own change, which may yet roll back. A
+    signal that cannot be read (its file refused, say) leaves the row to be read every time.
     """
     connection = connections[router.db_for_read(ConfigRevision)]
     signal = revision_signal.get()
     if signal is None or connection.in_atomic_block:
         return read_revision(connection)
-    moved_to = signal.read()
+    try:
+        moved_to = signal.read()
+    except Exception:  # any signal's failure: the row is the truth, the signal only saves reading it
+        logger.exception("The configuration's REVISION_SIGNAL could not be read; reading the revision row")
+        return read_revision(connection)
     seen = _seen_revision
     now = time.monotonic()
     if seen[0] == moved_to and now < seen[2]:
