@@ -564,7 +564,7 @@ def main():
         reference_sdk.build()
         report["peer"] = reference_sdk.describe()
     with tempfile.TemporaryDirectory(prefix="acme-bench-") as data_dir:
-        print(f"Embedded default: SQLite + diskcache, gunicorn with {CORES} sync workers", flush=True)
+        print(f"Embedded default: SQLite, rate-limit counters in shared memory, gunicorn with {CORES} sync workers", flush=True)
         embedded = bench_shape(Path(data_dir) / "embedded", args.catalogs, args.duration, args.rounds, args.sustained, not no_peer)
     report.update(embedded)
     print_tables("Embedded default", embedded)
