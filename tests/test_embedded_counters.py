@@ -4,6 +4,7 @@ import multiprocessing
 import os
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
 from acme.embedded import counters
 from acme.embedded.counters import PROBE_LENGTH, SharedMemoryCounters
@@ -116,17 +117,28 @@ def test_a_second_opening_of_the_file_sees_the_same_counters(tmp_path):
     assert first.get("window") == 2
 
 
-def test_a_file_laid_out_for_another_slot_count_starts_empty(tmp_path):
-    counters_at(tmp_path, slots=1024).set("window", 5)
+def test_another_slot_count_maps_a_file_of_its_own_and_never_resizes_one_in_use(tmp_path):
+    """Workers of an old and a new SLOTS run side by side during a reload: shrinking the file under
+    the old ones would kill them (SIGBUS) at their next count."""
+    old = counters_at(tmp_path, slots=1024)
+    old.set("window", 5)
     resized = counters_at(tmp_path, slots=2048)
     assert resized.get("window") is None
     resized.set("window", 6)
-    assert resized.get("window") == 6
-    assert os.path.getsize(tmp_path / "rate-limits.counters") == 16 + 2048 * 32
+    assert (old.get("window"), resized.get("window")) == (5, 6)
+    assert os.path.getsize(old.path) == 16 + 1024 * 32 and os.path.getsize(resized.path) == 16 + 2048 * 32
 
 
-def _increment(path, times):
-    table = SharedMemoryCounters(path, {"OPTIONS": {"SLOTS": 1024}})
+def test_a_file_that_is_not_a_table_of_counters_is_refused_untouched(tmp_path):
+    planted = tmp_path / "rate-limits.counters.1024"
+    planted.write_bytes(b"something else")
+    with pytest.raises(ImproperlyConfigured, match="is not a table of 1024 counters"):
+        counters_at(tmp_path).get("window")
+    assert planted.read_bytes() == b"something else"
+
+
+def _increment(location, times):
+    table = SharedMemoryCounters(location, {"OPTIONS": {"SLOTS": 1024}})
     for _ in range(times):
         table.incr("shared")
 
@@ -135,7 +147,7 @@ def test_processes_incrementing_at_once_lose_no_count(tmp_path):
     table = counters_at(tmp_path)
     table.add("shared", 0, 600)
     context = multiprocessing.get_context("spawn")  # separate interpreters, as gunicorn's workers are
-    workers = [context.Process(target=_increment, args=(table.path, INCREMENTS_PER_PROCESS)) for _ in range(PROCESSES)]
+    workers = [context.Process(target=_increment, args=(str(tmp_path / "rate-limits.counters"), INCREMENTS_PER_PROCESS)) for _ in range(PROCESSES)]
     for worker in workers:
         worker.start()
     for worker in workers:

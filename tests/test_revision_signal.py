@@ -74,8 +74,24 @@ def test_a_change_rolled_back_is_never_served(signalled, clock):
         inside, reads = revision_reads(current_revision)
         assert (inside, reads) == (first + 1, 1)  # the transaction sees its own change
         transaction.set_rollback(True)
-    assert revision_reads(current_revision) == (first, 0)
-    assert config.current_config().rate_limit.requests_per_minute != 55
+    assert revision_reads(current_revision) == (first, 0)  # nothing read inside it was kept
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_autocommit_off_the_row_is_read_and_the_signal_moves_at_once(signalled, clock):
+    first, _ = revision_reads(current_revision)
+    stamp = revision_signal.get()
+    before = stamp.read()
+    transaction.set_autocommit(False)
+    try:
+        save_a_change(44)  # no commit hook outside atomic(): the signal moves now
+        assert stamp.read() == before + 1
+        assert revision_reads(current_revision) == (first + 1, 1)
+        assert revision_reads(current_revision) == (first + 1, 1)  # read again: nothing kept
+        transaction.commit()
+    finally:
+        transaction.set_autocommit(True)
+    assert revision_reads(current_revision) == (first + 1, 1)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -5,7 +5,8 @@ diskcache each increment is a SQLite write transaction, about 20 µs inside a re
 benchmark machine; here it is a few reads and writes of a memory-mapped file under an
 exclusive flock, which every process of the host takes for each operation (docs/performance.md).
 
-The file, `LOCATION`, holds a header and OPTIONS["SLOTS"] slots of (key digest, value, expiry):
+The file, `LOCATION` and the slot count (`rate-limits.counters.65536`), holds a header and
+OPTIONS["SLOTS"] slots of (key digest, value, expiry):
 a key is found by its 128-bit BLAKE2b digest, probing at most PROBE_LENGTH slots from its
 hash. A key whose probe window is full of live counters takes the slot of the one that
 expires first: the table is bounded, and under more live keys than slots the counters
@@ -25,6 +26,7 @@ import struct
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
+from django.core.exceptions import ImproperlyConfigured
 
 from .cache_dir import make_private_directory
 
@@ -46,7 +48,9 @@ class SharedMemoryCounters(BaseCache):
         self.slots = int(options.get("SLOTS", DEFAULT_SLOTS))
         if self.slots < PROBE_LENGTH:
             raise ValueError(f"SLOTS must be at least {PROBE_LENGTH}")
-        self.path = location
+        # Named for its layout: processes of another SLOTS (a reload under way) map a file of their
+        # own, as a file mapped elsewhere must never be resized under them.
+        self.path = f"{location}.{self.slots}"
         self._fd = None
         self._map = None
         self._pid = None
@@ -131,15 +135,20 @@ class SharedMemoryCounters(BaseCache):
         return _Locked(self._fd, _Table(self._map, self.slots))
 
     def _open(self):
+        if self._fd is not None:  # the parent's, inherited through fork
+            self._map.close()
+            os.close(self._fd)
         make_private_directory(os.path.dirname(self.path))
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         size = HEADER.size + self.slots * SLOT.size
+        header = HEADER.pack(MAGIC, self.slots)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         try:
-            if os.fstat(self._fd).st_size != size or os.pread(self._fd, HEADER.size, 0) != HEADER.pack(MAGIC, self.slots):
-                os.ftruncate(self._fd, 0)  # new, or laid out for another slot count: start empty
+            if os.fstat(self._fd).st_size == 0:  # new: the first process lays it out
                 os.ftruncate(self._fd, size)
-                os.pwrite(self._fd, HEADER.pack(MAGIC, self.slots), 0)
+                os.pwrite(self._fd, header, 0)
+            elif os.fstat(self._fd).st_size != size or os.pread(self._fd, HEADER.size, 0) != header:
+                raise ImproperlyConfigured(f"{self.path} is not a table of {self.slots} counters; remove it.")
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         self._map = mmap.mmap(self._fd, size)

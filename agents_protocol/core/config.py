@@ -156,30 +156,38 @@ def current_revision():
     read, and not kept: the transaction may see its own change, which may yet roll back. A
     signal that cannot be read (its file refused, say) leaves the row to be read every time.
     """
+    global _seen_revision
     connection = connections[router.db_for_read(ConfigRevision)]
     signal = revision_signal.get()
-    if signal is None or connection.in_atomic_block:
+    if signal is None or in_transaction(connection):
         return read_revision(connection)
     try:
         moved_to = signal.read()
     except Exception:  # any signal's failure: the row is the truth, the signal only saves reading it
         logger.exception("The configuration's REVISION_SIGNAL could not be read; reading the revision row")
         return read_revision(connection)
-    seen = _seen_revision
+    seen_value, seen_revision, trusted_until = _seen_revision  # one tuple: threads replace it whole
     now = time.monotonic()
-    if seen[0] == moved_to and now < seen[2]:
-        return seen[1]
+    if seen_value == moved_to and now < trusted_until:
+        return seen_revision
     revision = read_revision(connection)
-    _seen_revision[:] = (moved_to, revision, now + SIGNAL_TRUST_SECONDS)
+    _seen_revision = (moved_to, revision, now + SIGNAL_TRUST_SECONDS)
     return revision
 
 
-_seen_revision = [None, None, 0.0]  # (signal's value, revision, trusted until), this process's last read
+NOTHING_SEEN = (None, None, 0.0)
+_seen_revision = NOTHING_SEEN  # (signal's value, revision, trusted until): this process's last read
 
 
 def forget_seen_revision():
     """Read the revision from the database at the next call (a test flushed it, or the signal changed)."""
-    _seen_revision[:] = (None, None, 0.0)
+    global _seen_revision
+    _seen_revision = NOTHING_SEEN
+
+
+def in_transaction(connection):
+    """True inside atomic() or a transaction opened by turning autocommit off."""
+    return connection.in_atomic_block or not connection.get_autocommit()
 
 
 def read_revision(connection):
@@ -194,14 +202,21 @@ def bump_revision():
     """Tell every worker that the configuration changed (signals.py calls it on every save).
 
     The signal moves once the transaction commits (at once without one), so that every
-    process reads the new number at its next request.
+    process reads the new number at its next request. In a transaction opened by turning
+    autocommit off, which has no commit hook, it moves at once: a process reading in between
+    keeps the old number for at most SIGNAL_TRUST_SECONDS.
     """
     updated = ConfigRevision.objects.filter(pk=1).update(number=F("number") + 1)
     if not updated:
         ConfigRevision.objects.get_or_create(pk=1, defaults={"number": 1})
     signal = revision_signal.get()
-    if signal is not None:
-        transaction.on_commit(signal.bump, using=router.db_for_write(ConfigRevision), robust=True)
+    if signal is None:
+        return
+    alias = router.db_for_write(ConfigRevision)
+    if connections[alias].in_atomic_block or connections[alias].get_autocommit():
+        transaction.on_commit(signal.bump, using=alias, robust=True)
+    else:
+        signal.bump()
 
 
 class RevisionSignal:
