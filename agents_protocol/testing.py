@@ -40,7 +40,7 @@ HTTP_TIMEOUT = 10
 
 def reset_config_cache():
     """Forget cached snapshots and documents (revision numbers restart when a test flushes the DB)."""
-    config._cached["config"] = None
+    config.forget_snapshot()
     config.forget_seen_revision()
     publishing._rendered.cache_clear()
 

@@ -142,3 +142,26 @@ def test_a_signal_that_fails_leaves_every_read_to_the_row(settings, caplog):
     assert [revision_reads(current_revision)[1] for _ in range(2)] == [1, 1]
     assert config.current_config().rate_limit.requests_per_minute == 66
     assert "REVISION_SIGNAL could not be read" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("signal", [None, SIGNAL])
+def test_a_snapshot_built_in_a_transaction_that_rolled_back_is_never_served(settings, clock, signal):
+    """The transaction's change makes revision r+1 and the snapshot is built from it; after the
+    rollback another change commits as r+1 too: the next call must build that one."""
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "REVISION_SIGNAL": signal}
+    with transaction.atomic():
+        save_a_change(55)
+        assert config.current_config().rate_limit.requests_per_minute == 55
+        transaction.set_rollback(True)
+    save_a_change(60)
+    assert config.current_config().rate_limit.requests_per_minute == 60
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_snapshot_built_in_a_transaction_that_committed_is_kept(settings, clock):
+    with transaction.atomic():
+        save_a_change(61)
+        built = config.current_config()
+    assert built.rate_limit.requests_per_minute == 61
+    assert config.current_config() is built

@@ -302,26 +302,52 @@ def _capability_spec(capability):
 
 
 _cache_lock = threading.Lock()
-_cached = {"config": None}
+# (the last snapshot built, settled: built outside a transaction, or its transaction committed);
+# one tuple, which threads replace whole.
+_snapshot = (None, True)
 _pinned = contextvars.ContextVar("agents_protocol_pinned_config", default=None)
 
 
 def current_config():
     """The snapshot pinned for this request, else the one for the current revision
-    (rebuilt only when the revision moved)."""
+    (rebuilt only when the revision moved).
+
+    A snapshot built inside a transaction may hold that transaction's own change, which may
+    yet roll back, and a later committed change would then bring the same revision number
+    back: it is reused only inside a transaction until its transaction commits (settles it).
+    """
+    global _snapshot
     pinned = _pinned.get()
     if pinned is not None:
         return pinned
+    connection = connections[router.db_for_read(ConfigRevision)]
     revision = current_revision()
-    cached = _cached["config"]
-    if cached is not None and cached.revision == revision:
+    cached, settled = _snapshot
+    if cached is not None and cached.revision == revision and (settled or in_transaction(connection)):
         return cached
     # Read the revision before the rows: a snapshot may be newer than its number,
     # never older, so the next request with the new number rebuilds it.
     config = load_config(revision)
+    settled = not in_transaction(connection)
     with _cache_lock:
-        _cached["config"] = config
+        _snapshot = (config, settled)
+    if not settled and connection.in_atomic_block:
+        transaction.on_commit(lambda: _settle(config), using=connection.alias)
     return config
+
+
+def _settle(config):
+    global _snapshot
+    with _cache_lock:
+        if _snapshot[0] is config:
+            _snapshot = (config, True)
+
+
+def forget_snapshot():
+    """Build the snapshot again at the next call (a test flushed the tables)."""
+    global _snapshot
+    with _cache_lock:
+        _snapshot = (None, True)
 
 
 @contextmanager
