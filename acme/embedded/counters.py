@@ -20,15 +20,12 @@ flock of a process that dies, so a crash never blocks the others.
 """
 import fcntl
 import hashlib
-import mmap
-import os
 import struct
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
-from django.core.exceptions import ImproperlyConfigured
 
-from .cache_dir import make_private_directory
+from .shared_file import SharedFile
 
 MAGIC = b"acmectr1"
 HEADER = struct.Struct("<8sQ")  # magic, slot count
@@ -51,9 +48,8 @@ class SharedMemoryCounters(BaseCache):
         # Named for its layout: processes of another SLOTS (a reload under way) map a file of their
         # own, as a file mapped elsewhere must never be resized under them.
         self.path = f"{location}.{self.slots}"
-        self._fd = None
-        self._map = None
-        self._pid = None
+        self._file = SharedFile(self.path, HEADER.size + self.slots * SLOT.size, HEADER.pack(MAGIC, self.slots),
+                                f"a table of {self.slots} counters")
 
     # Django's cache API, for integer values.
 
@@ -130,29 +126,8 @@ class SharedMemoryCounters(BaseCache):
         return NO_EXPIRY if timeout is None else timeout
 
     def _locked(self):
-        if self._pid != os.getpid():  # opened before a fork: the child maps the file again
-            self._open()
-        return _Locked(self._fd, _Table(self._map, self.slots))
-
-    def _open(self):
-        if self._fd is not None:  # the parent's, inherited through fork
-            self._map.close()
-            os.close(self._fd)
-        make_private_directory(os.path.dirname(self.path))
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        size = HEADER.size + self.slots * SLOT.size
-        header = HEADER.pack(MAGIC, self.slots)
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        try:
-            if os.fstat(self._fd).st_size == 0:  # new: the first process lays it out
-                os.ftruncate(self._fd, size)
-                os.pwrite(self._fd, header, 0)
-            elif os.fstat(self._fd).st_size != size or os.pread(self._fd, HEADER.size, 0) != header:
-                raise ImproperlyConfigured(f"{self.path} is not a table of {self.slots} counters; remove it.")
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-        self._map = mmap.mmap(self._fd, size)
-        self._pid = os.getpid()
+        memory = self._file.memory()
+        return _Locked(self._file.fd, _Table(memory, self.slots))
 
 
 class _Locked:

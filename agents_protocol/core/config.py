@@ -186,8 +186,10 @@ def forget_seen_revision():
 
 
 def in_transaction(connection):
-    """True inside atomic() or a transaction opened by turning autocommit off."""
-    return connection.in_atomic_block or not connection.get_autocommit()
+    """True inside atomic() or a transaction opened by turning autocommit off. (The attribute, not
+    get_autocommit(), which would connect first: before the first connection it reads False, so
+    the caller reads the row, as it would have to anyway.)"""
+    return connection.in_atomic_block or not connection.autocommit
 
 
 def read_revision(connection):
