@@ -21,6 +21,7 @@ from django.db import connections, router, transaction
 from django.db.models import F
 from django.utils.module_loading import import_string
 
+from agents_protocol.core.conf import get_setting
 from agents_protocol.core.models import (
     AuditConfig,
     Capability,
@@ -31,7 +32,6 @@ from agents_protocol.core.models import (
     SessionConfig,
     SiteProfile,
 )
-from agents_protocol.core.conf import get_setting
 from agents_protocol.core.schema import compile_param, plain_number
 from agents_protocol.core.sql import read_one
 
@@ -156,8 +156,12 @@ def current_revision():
     read, and not kept: the transaction may see its own change, which may yet roll back. A
     signal that cannot be read (its file refused, say) leaves the row to be read every time.
     """
+    return revision_on(connections[router.db_for_read(ConfigRevision)])
+
+
+def revision_on(connection):
+    """current_revision(), on the connection the caller already looked up."""
     global _seen_revision
-    connection = connections[router.db_for_read(ConfigRevision)]
     signal = revision_signal.get()
     if signal is None or in_transaction(connection):
         return read_revision(connection)
@@ -214,9 +218,9 @@ def bump_revision():
     signal = revision_signal.get()
     if signal is None:
         return
-    alias = router.db_for_write(ConfigRevision)
-    if connections[alias].in_atomic_block or connections[alias].get_autocommit():
-        transaction.on_commit(signal.bump, using=alias, robust=True)
+    connection = connections[router.db_for_write(ConfigRevision)]
+    if connection.in_atomic_block or connection.autocommit:  # on_commit runs it at once in autocommit
+        transaction.on_commit(signal.bump, using=connection.alias, robust=True)
     else:
         signal.bump()
 
@@ -323,7 +327,7 @@ def current_config():
     if pinned is not None:
         return pinned
     connection = connections[router.db_for_read(ConfigRevision)]
-    revision = current_revision()
+    revision = revision_on(connection)
     cached, settled = _snapshot
     if cached is not None and cached.revision == revision and (settled or in_transaction(connection)):
         return cached
