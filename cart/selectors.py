@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 
 from catalog.models import Product
-from catalog.rows import FieldValues
+from catalog.rows import FieldValues, all_rows, first_row, run_statement
 
 from .models import Cart, CartLine, Order
 from .money import to_money
@@ -68,9 +68,7 @@ OPEN_CART = (
 def find_open_cart(agent_session):
     """The session's open cart, or None: fixed SQL, as every cart edit starts here."""
     connection = connections[DEFAULT_DB_ALIAS]
-    with connection.cursor() as cursor:
-        cursor.execute(OPEN_CART, [agent_session.pk])
-        row = cursor.fetchone()
+    row = run_statement(OPEN_CART, [agent_session.pk], first_row)
     return Cart.from_db(connection.alias, None, CART_VALUES.convert(connection, row)) if row else None
 
 
@@ -78,9 +76,7 @@ def view_cart(agent_session):
     """The session's open cart priced at current server prices: one plain SQL read (the agent
     API's cart answers all end with it; an ORM query costs more to build than to run)."""
     connection = connections[DEFAULT_DB_ALIAS]
-    with connection.cursor() as cursor:
-        cursor.execute(OPEN_CART_LINES, [agent_session.pk])
-        rows = cursor.fetchall()
+    rows = run_statement(OPEN_CART_LINES, [agent_session.pk], all_rows)
     if not rows:
         return CartView(
             items=(), subtotal=to_money(0), currency=settings.SHOP_CURRENCY, cart_size=0, total_quantity=0

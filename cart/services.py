@@ -22,6 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from catalog.models import Product
+from catalog.rows import changed_rows, first_row, run_statement
 from catalog.selectors import get_active_product
 
 from .models import Cart, CartLine, Order, OrderLine
@@ -314,9 +315,7 @@ def _claim_cart(cart, *, new_status=Cart.Status.OPEN):
     """Write-lock `cart` until the transaction ends, if it is still open (see _lock_open_cart)."""
     connection = connections[DEFAULT_DB_ALIAS]
     updated = Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
-    with connection.cursor() as cursor:
-        cursor.execute(CLAIM_OPEN_CART, [new_status, updated, cart.pk, Cart.Status.OPEN])
-        claimed = cursor.rowcount
+    claimed = run_statement(CLAIM_OPEN_CART, [new_status, updated, cart.pk, Cart.Status.OPEN], changed_rows)
     if not claimed:
         raise CartError(
             "cart_not_open",
@@ -352,9 +351,7 @@ def _add_to_line(cart, product, quantity, limit):
 
 def _increment_line(cart, product, quantity, limit):
     """The line's new quantity, or None when there is no line or it would pass `limit`."""
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(INCREMENT_LINE, [quantity, cart.pk, product.pk, limit - quantity])
-        row = cursor.fetchone()
+    row = run_statement(INCREMENT_LINE, [quantity, cart.pk, product.pk, limit - quantity], first_row)
     return row[0] if row else None
 
 

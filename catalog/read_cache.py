@@ -20,14 +20,13 @@ from collections import OrderedDict
 from functools import wraps
 
 from django.conf import settings
-from django.db import connection
+
+from .rows import first_row, run_statement
 
 
 def catalog_version():
     """The catalog's version token: it changes in the transaction of any catalog change."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT token FROM catalog_version")
-        return cursor.fetchone()[0]
+    return run_statement("SELECT token FROM catalog_version", (), first_row)[0]
 
 
 class ReadCache:

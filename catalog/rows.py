@@ -9,8 +9,11 @@ shows (its other fields are deferred too: reading one costs a query). Columns af
 become attributes of the product under their names (`ranked.total` → `total`).
 
 Values pass through the converters the ORM applies (decimals, datetimes, JSON): FieldValues
-does that for any plain SQL read of model fields.
+does that for any plain SQL read of model fields. The shop's fixed statements on its hottest
+paths (these reads, the catalog's version, the cart's) run through run_statement.
 """
+import re
+from functools import lru_cache
 from weakref import WeakKeyDictionary
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -75,10 +78,8 @@ SUMMARY = ProductColumns("id", "public_id", "name", "slug", "price", "currency",
 def products(sql, params, columns=ALL):
     """The products `sql` selects (`columns.sql` first, then any extra columns)."""
     connection = connections[DEFAULT_DB_ALIAS]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        extra_names = [column[0] for column in cursor.description[len(columns.attnames) + 2:]]
-        fetched = cursor.fetchall()
+    description, fetched = run_statement(sql, params, described_rows)
+    extra_names = [column[0] for column in description[len(columns.attnames) + 2:]]
     loaded = []
     for row in fetched:
         product = columns.load(connection, row)
@@ -86,3 +87,59 @@ def products(sql, params, columns=ALL):
             setattr(product, name, value)
         loaded.append(product)
     return loaded
+
+
+def run_statement(sql, params, result):
+    """`result(cursor)` once fixed `sql` (with Django's %s placeholders) has run on the default database.
+
+    It runs on the DB-API connection itself, as Django's cursor would run it (a failed health
+    check reconnects, a broken transaction refuses, an error is Django's DatabaseError), inside
+    whatever transaction is open, without the cursor's wrappers: for a statement of a few
+    microseconds they cost several times as much (docs/performance.md). While Django records
+    queries (DEBUG, a test's query capture) or runs execute wrappers, Django's cursor runs it, so
+    they see every statement. (agents_protocol.core.sql.read_one is the app's own: the shop
+    imports nothing of the app but its provider interface.)
+    """
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.queries_logged or connection.execute_wrappers:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return result(cursor)
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_no_broken_transaction()
+    with connection.wrap_database_errors:
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(native_placeholders(connection.vendor, sql), params)
+            return result(cursor)
+        finally:
+            cursor.close()
+
+
+def first_row(cursor):
+    return cursor.fetchone()
+
+
+def all_rows(cursor):
+    return cursor.fetchall()
+
+
+def described_rows(cursor):
+    return cursor.description, cursor.fetchall()
+
+
+def changed_rows(cursor):
+    return cursor.rowcount
+
+
+SQLITE_PLACEHOLDER = re.compile(r"(?<!%)%s")  # Django's own (FORMAT_QMARK_REGEX, sqlite3/base.py)
+
+
+@lru_cache(maxsize=64)
+def native_placeholders(vendor, sql):
+    """`sql` as the backend's DB-API module takes it: sqlite3 takes ? for Django's %s (and % for
+    %%), as Django's SQLite cursor translates them; psycopg takes them as they are."""
+    if vendor != "sqlite":
+        return sql
+    return SQLITE_PLACEHOLDER.sub("?", sql).replace("%%", "%")
