@@ -9,6 +9,10 @@ import simplejson
 
 # Deeper bodies are refused before anything walks them recursively.
 MAX_NESTING = 32
+# Made once: simplejson.dumps() builds an encoder per call when given options (1.4 µs of 6).
+# Encoding keeps no state between calls, so threads share them.
+COMPACT = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+INDENTED = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, indent=2)
 
 
 class MalformedJSON(ValueError):
@@ -17,13 +21,12 @@ class MalformedJSON(ValueError):
 
 def encode(value):
     """Compact UTF-8 JSON bytes: the wire form of every API answer."""
-    return simplejson.dumps(value, use_decimal=True, allow_nan=False, ensure_ascii=False,
-                            separators=(",", ":")).encode()
+    return COMPACT.encode(value).encode()
 
 
 def encode_document(value):
     """Indented UTF-8 JSON bytes with a final newline: the published documents."""
-    return simplejson.dumps(value, use_decimal=True, allow_nan=False, ensure_ascii=False, indent=2).encode() + b"\n"
+    return INDENTED.encode(value).encode() + b"\n"
 
 
 def decode(body):
