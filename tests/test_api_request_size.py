@@ -4,11 +4,14 @@
 Over real HTTP against gunicorn started with the shipped deploy/gunicorn.conf.py: its limits
 sit above the app's (MAX_URL_BYTES, MAX_HEADER_BYTES), so a request past the app's limits
 reaches Django and gets the envelope, a request exactly at them is served, and only a request
-past gunicorn's own limits gets gunicorn's page. In process: the check comes before the
+past gunicorn's own limits gets gunicorn's answer. That is the envelope too, written by the
+worker class the config names (agents_protocol.contrib.gunicorn.workers), as is gunicorn's
+answer to any request that is not HTTP/1.1. In process: the check comes before the
 configuration is read, on every agent path and on no shop page; the limits are settings, and
 what the documents state is what is enforced.
 """
 import http.client
+import json
 import runpy
 import socket
 from urllib.parse import urlsplit
@@ -200,24 +203,74 @@ def test_header_blocks_past_the_app_limit_but_within_gunicorns_get_the_envelope(
     assert_envelope(response, 431, "headers_too_large")
 
 
-# Beyond gunicorn's own limits, gunicorn answers itself (documented in docs/deploy.md)
+# Beyond gunicorn's own limits gunicorn answers itself, in the envelope too
+# (agents_protocol.contrib.gunicorn.workers.SyncWorker, the worker class deploy/gunicorn.conf.py names)
 
 
-def test_a_request_line_past_gunicorns_limit_gets_gunicorns_own_414_page(site):
+def raw_request(site, head):
+    """Send `head` as it is, byte for byte: (status, header fields, body) of the answer."""
+    address = urlsplit(site.url)
+    with socket.create_connection((address.hostname, address.port), timeout=30) as sock:
+        sock.sendall(head)
+        response = http.client.HTTPResponse(sock, method="GET")
+        response.begin()
+        return response.status, response.getheaders(), response.read()
+
+
+def assert_servers_envelope(answer, status, code):
+    """gunicorn's own answer: the envelope with `status` and `code`, on a connection it closes."""
+    got_status, header_fields, body = answer
+    headers = {name.lower(): value for name, value in header_fields}
+    assert got_status == status, body
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    assert headers["connection"] == "close"
+    assert headers["access-control-allow-origin"] == "*"
+    assert int(headers["content-length"]) == len(body)
+    envelope = json.loads(body)
+    assert envelope["ok"] is False and envelope["code"] == code, envelope
+    assert envelope["error"].endswith(".") and "<" not in envelope["error"]
+    return envelope
+
+
+def test_a_request_line_past_gunicorns_limit_is_gunicorns_414_envelope(site):
     line_length = MAX_REQUEST_LINE + 1
     target = search_target(line_length - len("GET  HTTP/1.1"))
     assert len(f"GET {target} HTTP/1.1") == line_length
-    status, content_type, body, _ = raw_get(site, target)
-    assert (status, content_type) == (414, "text/html") and b"<html>" in body
+    head = f"GET {target} HTTP/1.1\r\nHost: {urlsplit(site.url).netloc}\r\n\r\n".encode()
+    envelope = assert_servers_envelope(raw_request(site, head), 414, "uri_too_long")
+    assert f"{line_length} > {MAX_REQUEST_LINE}" in envelope["error"]  # gunicorn's own figures
 
 
 @pytest.mark.parametrize("headers", [
     [("X-Padding", "p" * 20000)],  # one field over limit_request_field_size
     [(f"X-Padding-{n}", "p") for n in range(300)],  # more fields than limit_request_fields
 ], ids=["field-too-long", "too-many-fields"])
-def test_a_header_block_past_gunicorns_limits_gets_gunicorns_own_431_page(site, headers):
-    status, content_type, body, _ = raw_get(site, f"{SEARCH}?q=mug", headers)
-    assert (status, content_type) == (431, "text/html") and b"<html>" in body
+def test_a_header_block_past_gunicorns_limits_is_gunicorns_431_envelope(site, headers):
+    sent = [("Host", urlsplit(site.url).netloc), *headers]
+    head = f"GET {SEARCH}?q=mug HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in sent) + "\r\n"
+    assert_servers_envelope(raw_request(site, head.encode()), 431, "headers_too_large")
+
+
+@pytest.mark.parametrize("head", [
+    b"NOT HTTP AT ALL\r\n\r\n",
+    b"GET /.well-known/agents.json HTTP/9.9\r\nHost: x\r\n\r\n",
+    b"GET /.well-known/agents.json HTTP/1.1\r\nHost: x\r\nBad Header Name: 1\r\n\r\n",
+    b"POST /.well-known/agents/api/cart/add HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n",
+    b"GET /.well-known/agents.json HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n",
+], ids=["no-request-line", "unknown-version", "invalid-header-name", "invalid-content-length", "obsolete-folding"])
+def test_a_request_gunicorn_cannot_read_is_a_400_envelope(site, head):
+    assert_servers_envelope(raw_request(site, head), 400, "invalid_request")
+
+
+def test_a_transfer_coding_gunicorn_does_not_take_is_a_501_envelope(site):
+    head = (b"POST /.well-known/agents/api/cart/add HTTP/1.1\r\nHost: x\r\n"
+            b"Transfer-Encoding: br, chunked\r\n\r\n0\r\n\r\n")  # br: a coding gunicorn does not know
+    assert_servers_envelope(raw_request(site, head), 501, "invalid_request")
+
+
+def test_the_site_still_answers_after_gunicorns_refusals(site):
+    raw_request(site, b"NOT HTTP AT ALL\r\n\r\n")
+    assert requests.get(f"{site.url}{SEARCH}", params={"q": "mug"}, timeout=30).status_code == 200
 
 
 # In process: where the check sits, what it counts

@@ -118,11 +118,12 @@ def test_every_third_party_import_of_the_app_is_a_declared_dependency(metadata):
     assert {"pynacl", "djangorestframework"} <= distributions
     assert declared_dependencies(metadata) == distributions | FORMAT_VALIDATORS
     extras = {package.name for package in contrib.iterdir() if (package / "__init__.py").exists()}
-    assert extras == set(metadata.get_all("Provides-Extra")) == {"oscar"}
+    assert extras == set(metadata.get_all("Provides-Extra")) == {"oscar", "gunicorn"}
     for extra in extras:
         own = imported_distributions((contrib / extra).rglob("*.py")) - distributions
         assert own == declared_dependencies(metadata, extra), extra
     assert declared_dependencies(metadata, "oscar") == {"django-oscar"}
+    assert declared_dependencies(metadata, "gunicorn") == {"gunicorn"}
 
 
 def test_metadata_names_the_supported_django_and_python_versions(metadata):

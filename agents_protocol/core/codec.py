@@ -7,6 +7,13 @@ ways: they are not JSON, and a client's parser would choke on them. (A literal b
 """
 import simplejson
 
+JSON_MEDIA_TYPE = "application/json"
+JSON_CHARSET = "utf-8"
+# What every JSON answer of the app says it is: the pipeline's (API, A2A, PactSpec, MCP), the
+# documents' and the refusals built outside the pipeline. The protocol's interaction API asks
+# for exactly this ("Always `application/json; charset=utf-8`"); the codec writes UTF-8.
+JSON_CONTENT_TYPE = f"{JSON_MEDIA_TYPE}; charset={JSON_CHARSET}"
+
 # Deeper bodies are refused before anything walks them recursively.
 MAX_NESTING = 32
 # Made once: simplejson.dumps() builds an encoder per call when given options (1.4 µs of 6).

@@ -12,6 +12,14 @@ class CapabilityError(Exception):
         self.headers = headers or {}
 
 
+def envelope_of(refusal):
+    """The envelope of a CapabilityError: what every refusal of the app answers, whoever writes it."""
+    body = {"ok": False, "error": refusal.message, "code": refusal.code}
+    if refusal.fields:
+        body["fields"] = refusal.fields
+    return body
+
+
 def not_found(message, code="not_found"):
     return CapabilityError(404, code, message)
 

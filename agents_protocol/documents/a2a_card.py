@@ -12,10 +12,10 @@ inputs and every rule the API enforces on them, compiled from the same configura
 """
 import json
 
+from agents_protocol.core.codec import JSON_MEDIA_TYPE
 from agents_protocol.core.schema import NUMERIC_TYPES, param_phrase
 from agents_protocol.documents.interop import (
     A2A_RPC_PATH,
-    JSON_MEDIA_TYPE,
     LLMS_TXT_PATH,
     MCP_PROTOCOL_VERSION,
     document_version,

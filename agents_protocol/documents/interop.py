@@ -15,7 +15,6 @@ OPENAPI_PATH = "/.well-known/agents/openapi.json"
 A2A_RPC_PATH = "/.well-known/agents/a2a"
 PACTSPEC_INVOKE_PATH = "/.well-known/agents/pactspec"
 
-JSON_MEDIA_TYPE = "application/json"
 # The MCP revision transports/mcp.py serves: the newest with sessions (initialize and Mcp-Session-Id).
 MCP_PROTOCOL_VERSION = LATEST_HANDSHAKE_VERSION
 

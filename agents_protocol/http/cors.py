@@ -1,7 +1,7 @@
 """CORS for what agents read and call: any origin, no cookies involved (bearer tokens only)."""
 from django.http import HttpResponse
 
-from agents_protocol.http.renderers import JSON_CONTENT_TYPE
+from agents_protocol.core.codec import JSON_CONTENT_TYPE
 
 ALLOWED_HEADERS = (
     "Authorization, Content-Type, X-Session-Token, X-Agent-Session, Idempotency-Key, If-None-Match, X-Request-ID"

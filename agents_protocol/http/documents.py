@@ -5,12 +5,10 @@ from django.views.decorators.csrf import csrf_exempt
 
 from agents_protocol.core import codec
 from agents_protocol.core.conf import get_setting
-from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http.client import request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
-from agents_protocol.http.exceptions import envelope_of
 from agents_protocol.http.publishing import published_document
-from agents_protocol.http.renderers import JSON_CONTENT_TYPE
 
 READ_METHODS = ("GET", "HEAD")
 
@@ -31,7 +29,7 @@ def _document_response(request, kind):
 
 def _method_not_allowed():
     refusal = CapabilityError(405, "method_not_allowed", "This document is read-only; use GET.")
-    response = HttpResponse(codec.encode(envelope_of(refusal)), status=405, content_type=JSON_CONTENT_TYPE)
+    response = HttpResponse(codec.encode(envelope_of(refusal)), status=405, content_type=codec.JSON_CONTENT_TYPE)
     response["Allow"] = "GET, HEAD, OPTIONS"
     return allow_any_origin(response)
 

@@ -11,7 +11,7 @@ from django.db import InterfaceError, OperationalError
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http import routing
 from agents_protocol.http.parsers import unsupported_media_type
 
@@ -27,13 +27,6 @@ def envelope_exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: the envelope Response for `exc` (never None: nothing escapes as HTML)."""
     refusal = refusal_for(exc, request_id_of(context))
     return Response(envelope_of(refusal), status=refusal.status, headers=refusal.headers)
-
-
-def envelope_of(refusal):
-    body = {"ok": False, "error": refusal.message, "code": refusal.code}
-    if refusal.fields:
-        body["fields"] = refusal.fields
-    return body
 
 
 def request_id_of(context):

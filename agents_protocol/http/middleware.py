@@ -15,12 +15,12 @@ from django.utils.module_loading import import_string
 
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
+from agents_protocol.core.errors import envelope_of
 from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import document_view
-from agents_protocol.http.exceptions import database_unavailable, envelope_of
-from agents_protocol.http.renderers import JSON_CONTENT_TYPE
+from agents_protocol.http.exceptions import database_unavailable
 from agents_protocol.http.request_size import oversized
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
@@ -102,7 +102,7 @@ def envelope_response(refusal):
     """The middleware's own refusal, answered before any view runs: the envelope, its status and
     headers, never cached, readable from any origin."""
     response = HttpResponse(codec.encode(envelope_of(refusal)), status=refusal.status,
-                            content_type=JSON_CONTENT_TYPE)
+                            content_type=codec.JSON_CONTENT_TYPE)
     for name, value in refusal.headers.items():
         response[name] = value
     response["Cache-Control"] = "no-store"

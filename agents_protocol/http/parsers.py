@@ -5,14 +5,13 @@ from rest_framework.parsers import BaseParser
 from agents_protocol.core import codec
 from agents_protocol.core.conf import get_setting
 from agents_protocol.core.errors import CapabilityError, bad_request
-from agents_protocol.http.renderers import JSON_MEDIA_TYPE
 
 
 class AgentJSONParser(BaseParser):
     """A JSON body of at most MAX_BODY_BYTES (413 past it): any JSON value, without NaN,
     repeated keys or nesting deeper than 32 (400 invalid_json)."""
 
-    media_type = JSON_MEDIA_TYPE
+    media_type = codec.JSON_MEDIA_TYPE
 
     def parse(self, stream, media_type=None, parser_context=None):
         limit = get_setting("MAX_BODY_BYTES")
@@ -54,7 +53,8 @@ class AgentContentNegotiation(BaseContentNegotiation):
     def select_parser(self, request, parsers):
         media_type = (request.content_type or "").split(";")[0].strip().lower()
         for parser in parsers:
-            if media_type == parser.media_type or (parser.media_type == JSON_MEDIA_TYPE and media_type.endswith("+json")):
+            structured_json = parser.media_type == codec.JSON_MEDIA_TYPE and media_type.endswith("+json")
+            if media_type == parser.media_type or structured_json:
                 return parser
         raise unsupported_media_type()
 

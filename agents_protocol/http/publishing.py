@@ -14,7 +14,6 @@ from agents_protocol.documents.agents_txt import build_agents_txt
 from agents_protocol.documents.llms_txt import build_llms_txt
 from agents_protocol.documents.openapi import build_openapi
 from agents_protocol.documents.pactspec import build_pactspec
-from agents_protocol.http.renderers import JSON_CONTENT_TYPE
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 
@@ -45,7 +44,7 @@ def render_llms_txt(config, origin):
 
 
 def _publish_json(document):
-    return _publish(codec.encode_document(document), JSON_CONTENT_TYPE)
+    return _publish(codec.encode_document(document), codec.JSON_CONTENT_TYPE)
 
 
 def render_pactspec(config, origin):

@@ -1,7 +1,8 @@
 """The app's own limits on a request's URL and header block, for every agent path (414, 431).
 
 The front server (gunicorn, nginx …) refuses an over-long request line or header block
-itself, with its own page, before Django runs. So the front server's limits are set above
+itself, before Django runs, with its own page (or, under contrib.gunicorn's worker class, the
+envelope without the app's sentence). So the front server's limits are set above
 these (deploy/gunicorn.conf.py, docs/deploy.md) and AgentsApiMiddleware checks these first,
 before it reads the configuration: an agent past them gets the envelope, 414 `uri_too_long`
 or 431 `headers_too_large`, not an HTML page.

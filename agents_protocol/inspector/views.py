@@ -15,11 +15,10 @@ from django.views.decorators.http import require_safe
 from agents_protocol.audit.chain import sealed_artifact
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config
-from agents_protocol.core.errors import CapabilityError, bad_request
+from agents_protocol.core.errors import CapabilityError, bad_request, envelope_of
 from agents_protocol.documents.interop import AGENTS_JSON_PATH
 from agents_protocol.http.client import request_origin
-from agents_protocol.http.exceptions import envelope_of, method_not_allowed
-from agents_protocol.http.renderers import JSON_CONTENT_TYPE
+from agents_protocol.http.exceptions import method_not_allowed
 from agents_protocol.inspector.state import (
     inspected_session,
     seconds_until_expiry,
@@ -57,7 +56,7 @@ def state(request, secret):
         data = session_state(request, session, current_config(), request_origin(request), after)
     except CapabilityError as refusal:
         return refused(refusal)
-    return private(HttpResponse(codec.encode({"ok": True, "data": data}), content_type=JSON_CONTENT_TYPE))
+    return private(HttpResponse(codec.encode({"ok": True, "data": data}), content_type=codec.JSON_CONTENT_TYPE))
 
 
 @csrf_exempt
@@ -67,7 +66,7 @@ def artifact(request, secret):
         body = sealed_body(session)
     except CapabilityError as refusal:
         return refused(refusal)
-    response = HttpResponse(codec.encode_document(body), content_type=JSON_CONTENT_TYPE)
+    response = HttpResponse(codec.encode_document(body), content_type=codec.JSON_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{session.public_id}.audit.json"'
     return private(response)
 
@@ -103,7 +102,8 @@ def unknown_session(message="No session has this inspector secret."):
 
 
 def refused(refusal):
-    response = HttpResponse(codec.encode(envelope_of(refusal)), status=refusal.status, content_type=JSON_CONTENT_TYPE)
+    response = HttpResponse(codec.encode(envelope_of(refusal)), status=refusal.status,
+                            content_type=codec.JSON_CONTENT_TYPE)
     for name, value in refusal.headers.items():
         response[name] = value
     return private(response)

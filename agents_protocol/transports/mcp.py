@@ -41,7 +41,6 @@ from agents_protocol.http.authentication import AgentSessionAuthentication
 from agents_protocol.http.client import client_address
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
-from agents_protocol.http.renderers import JSON_CONTENT_TYPE
 from agents_protocol.http.sessions import create_session, end_session, inspect_url
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -130,7 +129,7 @@ class McpView(AgentView):
 
     def delete(self, request, *args, **kwargs):
         end_session(request.auth, "deleted", method=request.method, path=request.path)
-        return HttpResponse(status=204, content_type=JSON_CONTENT_TYPE)
+        return HttpResponse(status=204, content_type=codec.JSON_CONTENT_TYPE)
 
     def initialize(self, request):
         client = self.initialize_params.client_info
@@ -315,7 +314,7 @@ def tool_result(data, is_error=False):
 
 
 def accepted():
-    return HttpResponse(status=202, content_type=JSON_CONTENT_TYPE)
+    return HttpResponse(status=202, content_type=codec.JSON_CONTENT_TYPE)
 
 
 def tools(config):

@@ -1,0 +1,62 @@
+"""gunicorn's own refusals in the protocol's envelope: the worker class for a site gunicorn serves.
+
+gunicorn answers some requests itself, before the WSGI application runs: a request line or
+header block past its limits (414, 431), a request it cannot read as HTTP/1.1 (400; 403, 417
+or 501 where HTTP prescribes them), and an error raised out of the application (500). It
+writes those answers as HTML pages. An agent reads JSON, so this worker writes the same status
+in the envelope every other answer uses, `{"ok": false, "error", "code"}`, with
+`Connection: close` as gunicorn does. gunicorn still decides the status, logs the refusal
+and writes the access log line.
+
+    # gunicorn.conf.py
+    worker_class = "agents_protocol.contrib.gunicorn.workers.SyncWorker"
+
+gunicorn writes these answers through one function, `gunicorn.util.write_error`; each worker
+process of this class replaces it with `write_envelope` when it starts.
+"""
+from gunicorn import util
+from gunicorn.workers import sync
+
+from agents_protocol.core import codec
+from agents_protocol.core.errors import CapabilityError, envelope_of
+from agents_protocol.http.cors import EXPOSED_HEADERS
+
+MAX_DETAIL_CHARACTERS = 200  # of gunicorn's message, which may quote the request line
+
+
+class SyncWorker(sync.SyncWorker):
+    """gunicorn's sync worker, writing its own refusals in the envelope."""
+
+    def init_process(self):
+        util.write_error = write_envelope
+        super().init_process()
+
+
+def write_envelope(sock, status, reason, message):
+    """What gunicorn.util.write_error writes, the envelope in place of its HTML page."""
+    body = codec.encode(envelope_of(refusal_for(status, message)))
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\n"
+        "Connection: close\r\n"
+        f"Content-Type: {codec.JSON_CONTENT_TYPE}\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "Cache-Control: no-store\r\n"
+        "Access-Control-Allow-Origin: *\r\n"
+        f"Access-Control-Expose-Headers: {EXPOSED_HEADERS}\r\n"
+        "\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+def refusal_for(status, message):
+    """The envelope's code and sentence for gunicorn's status and message."""
+    detail = message[:MAX_DETAIL_CHARACTERS]
+    if status == 414:
+        return CapabilityError(414, "uri_too_long", f"The request line is longer than the server reads ({detail}). "
+                               "Send shorter parameters; a POST capability takes them in its JSON body.")
+    if status == 431:
+        return CapabilityError(431, "headers_too_large", f"The header fields are larger than the server reads "
+                               f"({detail}). Send only the headers the API reads.")
+    if status >= 500 and status != 501:
+        return CapabilityError(status, "internal_error", "The server failed to answer this request; retry with backoff.")
+    return CapabilityError(status, "invalid_request", f"The server could not read the request as HTTP/1.1 ({detail}).")
