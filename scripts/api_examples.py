@@ -74,8 +74,8 @@ regenerates the page; tokens, ids and times differ on each run).
   envelope too) and before the rate limit counts it. This site's gunicorn lets more through
   (an 8190-byte request line, 256 header fields of up to 16384 bytes each); a request past
   those, or one it cannot read as HTTP/1.1, gunicorn answers itself, in the envelope too (414
-  `uri_too_long`, 431 `headers_too_large`, else 400 `invalid_request`, or 501 for a transfer
-  coding it does not know), and closes the connection.
+  `uri_too_long`, 431 `headers_too_large`, else `invalid_request` with the status HTTP gives:
+  400, 501 for a transfer coding it does not know), and closes the connection.
 - Rate limit: `requests_per_minute` per session, else per client address, in fixed 60-second
   windows. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
   `X-RateLimit-Reset`, the Unix time (in seconds) at which the window resets. Past the limit:
@@ -102,7 +102,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 |---|---|---|---|
 | 400 | `invalid_params` | a parameter is missing, of the wrong type, out of its bounds or not one of its values; `fields` names each one (also session fields that are too long, and a PactSpec or A2A input that is not an object) | fix the parameters named in `fields` (agents.json describes each) and send again |
 | 400 | `invalid_json` | the body is not valid JSON (or has NaN or Infinity, a key twice, nesting deeper than 32 levels), or is not a JSON object | send one JSON object of parameters |
-| 400 | `invalid_request` | the request itself is malformed: a `Content-Length` that is not a number, an unexpected `Host`, too many parameters, or no HTTP/1.1 that gunicorn can read (gunicorn answers that itself; 501 for a transfer coding it does not know); also what a provider's `bad_request()` answers without a code of its own | send a well-formed request to the site's own host |
+| 400 | `invalid_request` | the request itself is malformed: a `Content-Length` that is not a number, an unexpected `Host`, too many parameters, or no HTTP/1.1 that gunicorn can read (gunicorn answers that itself, with the status HTTP gives: 501 for a transfer coding it does not know, 417 for an `Expect` it does not meet); also what a provider's `bad_request()` answers without a code of its own | send a well-formed request to the site's own host |
 | 400 | `invalid_idempotency_key` | the `Idempotency-Key` header is not 1 to 255 visible ASCII characters | send a UUID as the key, or no key |
 | 400 | `unknown_skill` | a PactSpec call (`{"skill", "input"}`) or an A2A message names no skill of this site (A2A: JSON-RPC -32602) | use a skill id of `/.well-known/pactspec.json` or `/.well-known/agent-card.json` |
 | 400 | `unknown_tool` | an MCP `tools/call` names no tool of this site (JSON-RPC -32602) | list the tools again with `tools/list` |
@@ -137,7 +137,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds (until `X-RateLimit-Reset`, a Unix time); keep under `X-RateLimit-Remaining` |
 | 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |
 | 431 | `headers_too_large` | the header fields together are over `MAX_HEADER_BYTES` (8192 bytes by default), on any agent path | send only the headers the API reads: the session token, `Content-Type` and `Idempotency-Key` |
-| 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` when reporting it |
+| 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` (when the answer has one) when reporting it |
 | 501 | `not_implemented` | the capability is published but has no handler on this site, or the shop's provider does not implement it | do not retry; use another capability |
 | 503 | `backend_unavailable` | the shop's database or rate-limit cache is down (`Retry-After`) | retry after `Retry-After` seconds, with the same `Idempotency-Key` for a POST |
 

@@ -21,8 +21,10 @@ import requests
 from django.test import RequestFactory
 from gunicorn.config import Config
 from gunicorn.http.message import MAX_REQUEST_LINE
+from gunicorn.workers.gthread import ThreadWorker as GthreadWorker
 from llms_txt import parse_llms_file
 
+from agents_protocol.contrib.gunicorn.workers import SyncWorker, ThreadWorker
 from agents_protocol.core.conf import DEFAULTS
 from agents_protocol.http import middleware
 from agents_protocol.http.request_size import header_bytes, url_bytes
@@ -35,6 +37,7 @@ HEADER_LIMIT = DEFAULTS["MAX_HEADER_BYTES"]
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
 GUNICORN_DEFAULT_REQUEST_LINE = 4094
 GUNICORN_DEFAULT_FIELDS = 100
+THREAD_WORKER = "agents_protocol.contrib.gunicorn.workers.ThreadWorker"
 # Every agent path the middleware answers or passes on: the API, the documents, A2A, PactSpec,
 # and any other path under /.well-known/.
 AGENT_PATHS = [
@@ -266,6 +269,37 @@ def test_a_transfer_coding_gunicorn_does_not_take_is_a_501_envelope(site):
     head = (b"POST /.well-known/agents/api/cart/add HTTP/1.1\r\nHost: x\r\n"
             b"Transfer-Encoding: br, chunked\r\n\r\n0\r\n\r\n")  # br: a coding gunicorn does not know
     assert_servers_envelope(raw_request(site, head), 501, "invalid_request")
+    with socket.create_connection((urlsplit(site.url).hostname, urlsplit(site.url).port), timeout=30) as sock:
+        sock.sendall(head)
+        assert sock.recv(64).startswith(b"HTTP/1.1 501 Not Implemented\r\n")  # gunicorn's own says "Bad Request"
+
+
+@pytest.fixture(scope="module")
+def threaded_site(tmp_path_factory):
+    """The shipped config with gunicorn's gthread worker: GUNICORN_CMD_ARGS wins over the file."""
+    threaded = f"--threads 2 --worker-class {THREAD_WORKER}"
+    env = site_env(tmp_path_factory.mktemp("request-size-threads"), GUNICORN_CMD_ARGS=threaded)
+    migrate(env)
+    served = serve_site(env, workers=1)
+    yield served
+    served.stop()
+
+
+def test_the_threaded_worker_writes_gunicorns_refusals_in_the_envelope_too(threaded_site):
+    assert_servers_envelope(raw_request(threaded_site, b"NOT HTTP AT ALL\r\n\r\n"), 400, "invalid_request")
+    target = search_target(MAX_REQUEST_LINE)
+    head = f"GET {target} HTTP/1.1\r\nHost: {urlsplit(threaded_site.url).netloc}\r\n\r\n".encode()
+    assert_servers_envelope(raw_request(threaded_site, head), 414, "uri_too_long")
+    assert requests.get(f"{threaded_site.url}{SEARCH}", params={"q": "mug"}, timeout=30).status_code == 200
+
+
+def test_with_threads_gunicorn_swaps_a_sync_worker_for_its_own_so_the_threaded_one_is_named():
+    config = gunicorn_conf()
+    assert config.worker_class is SyncWorker  # the shipped config
+    config.set("threads", 2)
+    assert config.worker_class is GthreadWorker  # gunicorn's swap: its HTML pages again
+    config.set("worker_class", THREAD_WORKER)
+    assert config.worker_class is ThreadWorker
 
 
 def test_the_site_still_answers_after_gunicorns_refusals(site):

@@ -1,21 +1,26 @@
-"""gunicorn's own refusals in the protocol's envelope: the worker class for a site gunicorn serves.
+"""gunicorn's own refusals in the protocol's envelope: the worker classes for a site gunicorn serves.
 
 gunicorn answers some requests itself, before the WSGI application runs: a request line or
-header block past its limits (414, 431), a request it cannot read as HTTP/1.1 (400; 403, 417
-or 501 where HTTP prescribes them), and an error raised out of the application (500). It
-writes those answers as HTML pages. An agent reads JSON, so this worker writes the same status
-in the envelope every other answer uses, `{"ok": false, "error", "code"}`, with
+header block past its limits (414, 431), a request it cannot read as HTTP/1.1 (400; 501 for a
+transfer coding it does not know), one it refuses (403 for a proxy line or TLS it does not
+accept, 417 for an expectation it does not meet), and an error raised out of the application
+(500). It writes those answers as HTML pages. An agent reads JSON, so these workers write the
+same status in the envelope every other answer uses, `{"ok": false, "error", "code"}`, with
 `Connection: close` as gunicorn does. gunicorn still decides the status, logs the refusal
 and writes the access log line.
 
     # gunicorn.conf.py
     worker_class = "agents_protocol.contrib.gunicorn.workers.SyncWorker"
+    # or, with threads > 1 (gunicorn would swap any *SyncWorker for its own gthread worker):
+    worker_class = "agents_protocol.contrib.gunicorn.workers.ThreadWorker"
 
 gunicorn writes these answers through one function, `gunicorn.util.write_error`; each worker
-process of this class replaces it with `write_envelope` when it starts.
+process of these classes replaces it with `write_envelope` when it starts.
 """
+from http import HTTPStatus
+
 from gunicorn import util
-from gunicorn.workers import sync
+from gunicorn.workers import gthread, sync
 
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError, envelope_of
@@ -24,19 +29,28 @@ from agents_protocol.http.cors import EXPOSED_HEADERS
 MAX_DETAIL_CHARACTERS = 200  # of gunicorn's message, which may quote the request line
 
 
-class SyncWorker(sync.SyncWorker):
-    """gunicorn's sync worker, writing its own refusals in the envelope."""
+class EnvelopeRefusals:
+    """Mixed into a gunicorn worker class: its process writes gunicorn's refusals in the envelope."""
 
     def init_process(self):
         util.write_error = write_envelope
         super().init_process()
 
 
+class SyncWorker(EnvelopeRefusals, sync.SyncWorker):
+    """gunicorn's sync worker (one request at a time per process)."""
+
+
+class ThreadWorker(EnvelopeRefusals, gthread.ThreadWorker):
+    """gunicorn's gthread worker (`threads` requests at a time per process, keep-alive)."""
+
+
 def write_envelope(sock, status, reason, message):
-    """What gunicorn.util.write_error writes, the envelope in place of its HTML page."""
+    """What gunicorn.util.write_error writes, the envelope in place of its HTML page (and the
+    standard reason phrase: gunicorn's says "Bad Request" for its 501)."""
     body = codec.encode(envelope_of(refusal_for(status, message)))
     head = (
-        f"HTTP/1.1 {status} {reason}\r\n"
+        f"HTTP/1.1 {status} {reason_phrase(status, reason)}\r\n"
         "Connection: close\r\n"
         f"Content-Type: {codec.JSON_CONTENT_TYPE}\r\n"
         f"Content-Length: {len(body)}\r\n"
@@ -46,6 +60,13 @@ def write_envelope(sock, status, reason, message):
         "\r\n"
     )
     util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+def reason_phrase(status, reason):
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return reason
 
 
 def refusal_for(status, message):
@@ -59,4 +80,7 @@ def refusal_for(status, message):
                                f"({detail}). Send only the headers the API reads.")
     if status >= 500 and status != 501:
         return CapabilityError(status, "internal_error", "The server failed to answer this request; retry with backoff.")
-    return CapabilityError(status, "invalid_request", f"The server could not read the request as HTTP/1.1 ({detail}).")
+    if status in (400, 501):
+        return CapabilityError(status, "invalid_request",
+                               f"The server could not read the request as HTTP/1.1 ({detail}).")
+    return CapabilityError(status, "invalid_request", f"The server refused the request before reading it ({detail}).")
