@@ -53,10 +53,11 @@ DETAIL_ITEM = "p000042"  # one of the products SEARCH_TERM finds
 SITE_SETTINGS = {"DATABASE_URL", "REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "SECRET_KEY", "DEBUG",
                  "CATALOG_READ_CACHE_SIZE"}
 
-# Targets of issue #9 (ratios to the floor, embedded default); docs/performance.md.
-TARGETS = {"agents.json": 0.9, "agents.txt": 0.9, "detail": 0.7, "search@100k": 0.5, "search_uncached@100k": 0.5,
-           "cart.add": 0.3, "mcp.detail": 0.5}  # mcp.detail: issue #19
-SEARCH_P99_MS = 25
+# Targets (ratios to the floor, embedded default; docs/performance.md): issue #9's, mcp.detail issue #19's,
+# search_uncached@100k issue #21's (the index alone, without the read cache).
+TARGETS = {"agents.json": 0.9, "agents.txt": 0.9, "detail": 0.7, "search@100k": 0.5, "search_uncached@100k": 0.3,
+           "cart.add": 0.3, "mcp.detail": 0.5}
+P99_BOUNDS_MS = {"search@100k": 25, "search_uncached@100k": 10}
 SUSTAINED_TOLERANCE = 0.10
 # A case whose answers are more than this share other than 2xx (or socket errors) is no
 # measurement: the run fails, whichever side answered them.
@@ -461,8 +462,9 @@ def table(results):
         r = results[name]
         target = TARGETS.get(name)
         verdict = f"≥ {target} {'met' if r['ratio_to_floor'] >= target else 'MISSED'}" if target else ""
-        if name in ("search@100k", "search_uncached@100k"):
-            verdict += f"; p99 ≤ {SEARCH_P99_MS} ms {'met' if r['p99_ms'] <= SEARCH_P99_MS else 'MISSED'}"
+        bound = P99_BOUNDS_MS.get(name)
+        if bound is not None:
+            verdict += f"; p99 ≤ {bound} ms {'met' if r['p99_ms'] <= bound else 'MISSED'}"
         rounds = "/".join(f"{ratio:.2f}" for ratio in r.get("ratio_to_floor_rounds", []))
         lines.append(f"| {name}{errors(r)} | {r['rps']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
                      f"{r['ratio_to_floor']:.2f} | {rounds} | {verdict} |")
