@@ -13,31 +13,10 @@ generated tsvector column `search_document` of the product's own text under a GI
 (migration 0002); category names are matched first, in the small category table.
 """
 import re
-from functools import reduce
-from operator import and_
 
-from django.contrib.postgres.search import (
-    SearchQuery,
-    SearchRank,
-    SearchVector,
-    SearchVectorField,
-)
 from django.db import connection
-from django.db.models import (
-    BooleanField,
-    Case,
-    ExpressionWrapper,
-    F,
-    Func,
-    IntegerField,
-    Q,
-    Value,
-    When,
-)
-from django.db.models.expressions import RawSQL
 
 from . import rows
-from .models import Category
 
 WORD = re.compile(r"[^\W_]+")
 
@@ -45,12 +24,11 @@ WORD = re.compile(r"[^\W_]+")
 # description, category, tags, materials.
 BM25_WEIGHTS = (10.0, 5.0, 1.0, 2.0, 2.0, 2.0)
 
-# PostgreSQL: migration 0002's generated column (not a model field), the name's words with
-# weight A and the rest of the product's text with weight D, under a GIN index.
+# PostgreSQL: migration 0002's generated column search_document (not a model field), the name's
+# words with weight A and the rest of the product's text with weight D, under a GIN index.
 POSTGRES_CONFIG = "simple"
-DOCUMENT = RawSQL('"catalog_product"."search_document"', [], output_field=SearchVectorField())
-NAME_WORDS = Func(DOCUMENT, function="ts_filter", template="%(function)s(%(expressions)s, '{a}')",
-                  output_field=SearchVectorField())
+# A term's operand (_tsquery_term) as a tsquery of that configuration.
+TSQUERY = f"to_tsquery('{POSTGRES_CONFIG}', %s)"
 
 
 def searchable_terms(query):
@@ -107,20 +85,54 @@ def _fts5_phrase(term):
     return " + ".join(f'"{word}"*' for word in WORD.findall(term))
 
 
-def postgresql_search(products, terms):
-    """`products` filtered to those matching every term and ordered by rank (GIN index)."""
-    queries = [SearchQuery(_tsquery_term(term), search_type="raw", config=POSTGRES_CONFIG) for term in terms]
-    matched = products.annotate(document=DOCUMENT, name_words=NAME_WORDS)
-    for query, category_ids in zip(queries, _categories_matching(queries)):
-        # Literal ids: the planner estimates them from its statistics and keeps the GIN scan.
-        matched = matched.filter(Q(document=query) | Q(category_id__in=category_ids))
-    name_hits = sum(
-        (Case(When(name_words=query, then=Value(1)), default=Value(0)) for query in queries),
-        start=Value(0, output_field=IntegerField()),
-    )
+def postgresql_search(terms, offset, limit):
+    """(products of one page, total) for `terms` through the GIN index: the categories each term
+    names (one query of the small category table), then one ranked statement, plus a count for a
+    page past the last one. Only the page's rows are read whole."""
+    operands = [_tsquery_term(term) for term in terms]
+    match, match_params = _postgresql_match(operands)
+    name_hits = " + ".join(["(ts_filter(p.search_document, '{a}') @@ " + TSQUERY + ")::int"] * len(operands))
+    every_term = " && ".join([TSQUERY] * len(operands))
     # ts_rank weighs A (the name) ten times D (the rest), as bm25 weighs the name on SQLite.
-    ranked = matched.annotate(name_hits=name_hits, rank=SearchRank(F("document"), reduce(and_, queries)))
-    return ranked.order_by("-name_hits", "-rank", "name", "id")
+    sql = f"""
+        WITH ranked AS (
+            SELECT p.id, p.name, {name_hits} AS name_hits,
+                   ts_rank(p.search_document, {every_term}) AS relevance, COUNT(*) OVER () AS total
+            FROM catalog_product p
+            WHERE p.is_active AND p.variant_of_id IS NULL AND {match}  -- visible_products()
+            ORDER BY name_hits DESC, relevance DESC, p.name, p.id
+            LIMIT %s OFFSET %s
+        )
+        SELECT {rows.SUMMARY.sql}, ranked.total
+        FROM ranked
+        JOIN catalog_product p ON p.id = ranked.id
+        JOIN catalog_category c ON c.id = p.category_id
+        ORDER BY ranked.name_hits DESC, ranked.relevance DESC, ranked.name, ranked.id
+    """
+    products = rows.products(sql, [*operands, *operands, *match_params, limit, offset], rows.SUMMARY)
+    if products:
+        return products, products[0].total
+    return [], _postgresql_count(match, match_params) if offset else 0
+
+
+def _postgresql_match(operands):
+    """The condition every term must meet (its words in the product's text, or its category's
+    name), and its parameters."""
+    conditions = []
+    for operand, category_ids in zip(operands, _categories_matching(operands)):
+        condition = f"p.search_document @@ {TSQUERY}"
+        if category_ids:
+            # Literal ids: the planner estimates them from its statistics and keeps the GIN scan.
+            condition = f"({condition} OR p.category_id IN ({', '.join(str(int(pk)) for pk in category_ids)}))"
+        conditions.append(condition)
+    return " AND ".join(conditions), operands
+
+
+def _postgresql_count(match, params):
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM catalog_product p WHERE p.is_active AND p.variant_of_id IS NULL "
+                       f"AND {match}", params)
+        return cursor.fetchone()[0]
 
 
 def _tsquery_term(term):
@@ -129,10 +141,10 @@ def _tsquery_term(term):
     return f"'{quoted}':*"
 
 
-def _categories_matching(queries):
-    """For each query, the ids of the categories whose name it matches, in one query (categories are few)."""
-    flags = {f"matches_{n}": ExpressionWrapper(Q(document=query), output_field=BooleanField())
-             for n, query in enumerate(queries)}
-    categories = Category.objects.annotate(document=SearchVector("name", config=POSTGRES_CONFIG)).annotate(**flags)
-    matches = list(categories.order_by().values_list("pk", *flags))
-    return [[row[0] for row in matches if row[n]] for n in range(1, len(queries) + 1)]
+def _categories_matching(operands):
+    """For each operand, the ids of the categories whose name it matches, in one query (categories are few)."""
+    flags = ", ".join(f"to_tsvector('{POSTGRES_CONFIG}', name) @@ {TSQUERY}" for _ in operands)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id, {flags} FROM catalog_category", operands)
+        matches = cursor.fetchall()
+    return [[row[0] for row in matches if row[n]] for n in range(1, len(operands) + 1)]

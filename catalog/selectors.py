@@ -46,7 +46,7 @@ def search_products(q, page, limit):
     if not terms:
         return [], 0
     if connection.vendor == "postgresql":
-        return paginate(search.postgresql_search(visible_products(), terms), page, limit)
+        return search.postgresql_search(terms, offset, limit)
     return search.sqlite_search(terms, offset, limit)
 
 
