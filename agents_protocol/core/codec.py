@@ -40,7 +40,7 @@ def decode(body):
     """The value of a JSON text (bytes or str); MalformedJSON for invalid JSON, NaN or Infinity,
     a key given twice in one object, or nesting deeper than MAX_NESTING."""
     try:
-        value = simplejson.loads(body, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        value = DECODER.decode(body)
     except MalformedJSON:
         raise
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -72,3 +72,7 @@ def _unique_keys(pairs):
     if len(value) != len(pairs):
         raise MalformedJSON("The request body is not valid JSON for this API: an object repeats a key.")
     return value
+
+
+# Made once, as the encoders are (simplejson.loads() builds a decoder per call when given options).
+DECODER = simplejson.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
