@@ -7,10 +7,11 @@ description, tags, materials or category name; a term of several words ("cup-7")
 them in a row. Results rank by how many terms match in the name (name matches first), then
 by relevance (bm25 on SQLite, ts_rank on PostgreSQL), then by name and id.
 
-SQLite (the embedded default): the FTS5 table `catalog_product_fts` of migration 0002,
-kept in step with products and category names by triggers. PostgreSQL (scale-out): the
-generated tsvector column `search_document` of the product's own text under a GIN index
-(migration 0002); category names are matched first, in the small category table.
+SQLite (the embedded default): the FTS5 table `catalog_product_fts` of migration 0002, kept in
+step with products and category names by triggers, holding the visible products only
+(migration 0006). PostgreSQL (scale-out): the generated tsvector column `search_document` of
+the product's own text under a GIN index (migrations 0002 and 0005); category names are matched
+first, in the small category table.
 """
 import re
 
@@ -38,45 +39,46 @@ def searchable_terms(query):
 
 def sqlite_search(terms, offset, limit):
     """(products of one page, total) for `terms` through the FTS5 index: one statement, plus a
-    count for a page past the last one. Only the page's rows are read whole."""
+    count for a page past the last one. Only the page's rows are read whole.
+
+    The index holds only the products a search may return (migration 0006), so the number of
+    its matches is the total; each match is still looked up for its name (the last ranks), and
+    a product that is not visible is never returned, whatever the index says."""
     phrases = [_fts5_phrase(term) for term in terms]
     match = " AND ".join(f"({phrase})" for phrase in phrases)
-    name_hits = " + ".join([f"(rowid IN ({SQLITE_MATCHING_IDS}))"] * len(phrases))
+    name_hits = " + ".join([f"(rowid IN ({SQLITE_MATCHES}))"] * len(phrases))
     bm25 = ", ".join(str(weight) for weight in BM25_WEIGHTS)
     sql = f"""
         WITH matched AS (
             SELECT rowid AS id, {name_hits} AS name_hits, bm25(catalog_product_fts, {bm25}) AS relevance
             FROM catalog_product_fts WHERE catalog_product_fts MATCH %s
         ), ranked AS (
-            SELECT p.id, p.name, matched.name_hits, matched.relevance, COUNT(*) OVER () AS total
+            SELECT p.id, p.name, matched.name_hits, matched.relevance
             FROM matched JOIN catalog_product p ON p.id = matched.id
             WHERE p.is_active AND p.variant_of_id IS NULL  -- visible_products()
             ORDER BY matched.name_hits DESC, matched.relevance, p.name, p.id
             LIMIT %s OFFSET %s
         )
-        SELECT {rows.SUMMARY.sql}, ranked.total
+        SELECT {rows.SUMMARY.sql}, ({SQLITE_COUNT}) AS total
         FROM ranked
         JOIN catalog_product p ON p.id = ranked.id
         JOIN catalog_category c ON c.id = p.category_id
         ORDER BY ranked.name_hits DESC, ranked.relevance, ranked.name, ranked.id
     """
-    params = [f"{{name}} : ({phrase})" for phrase in phrases] + [match, limit, offset]
+    params = [f"{{name}} : ({phrase})" for phrase in phrases] + [match, limit, offset, match]
     products = rows.products(sql, params, rows.SUMMARY)
     if products:
         return products, products[0].total
     return [], _sqlite_count(match) if offset else 0
 
 
-SQLITE_MATCHING_IDS = "SELECT rowid FROM catalog_product_fts WHERE catalog_product_fts MATCH %s"
+SQLITE_MATCHES = "SELECT rowid FROM catalog_product_fts WHERE catalog_product_fts MATCH %s"
+SQLITE_COUNT = "SELECT COUNT(*) FROM catalog_product_fts WHERE catalog_product_fts MATCH %s"
 
 
 def _sqlite_count(match):
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COUNT(*) FROM catalog_product_fts JOIN catalog_product p ON p.id = catalog_product_fts.rowid "
-            "WHERE catalog_product_fts MATCH %s AND p.is_active AND p.variant_of_id IS NULL",
-            [match],
-        )
+        cursor.execute(SQLITE_COUNT, [match])
         return cursor.fetchone()[0]
 
 

@@ -248,6 +248,39 @@ def test_sqlite_index_follows_inserts_updates_deletes_and_category_renames():
     assert names_of("birch") == []
 
 
+@pytest.mark.django_db
+def test_sqlite_index_holds_exactly_the_products_a_search_may_return():
+    mugs = make_category(name="Mugs", slug="mugs")
+    mug = make_product(name="Oat Mug", category=mugs)
+    retired = make_product(name="Oat Cup", category=mugs, is_active=False)
+    large = make_product(name="Oat Mug Large", category=mugs, variant_of=mug)
+    assert indexed_ids() == visible_ids() == {mug.pk}
+    assert selectors.search_products("oat", 1, 10)[1] == 1
+
+    Product.objects.filter(pk=retired.pk).update(is_active=True)
+    Product.objects.filter(pk=mug.pk).update(is_active=False)
+    assert indexed_ids() == visible_ids() == {retired.pk}
+    assert names_of("oat") == ["Oat Cup"]
+
+    Product.objects.filter(pk=large.pk).update(variant_of=None, name="Oat Beaker")
+    assert indexed_ids() == visible_ids() == {retired.pk, large.pk}
+    assert names_of("beaker") == ["Oat Beaker"] and selectors.search_products("oat", 1, 10)[1] == 2
+
+    Product.objects.filter(pk=retired.pk).update(variant_of=large)
+    assert indexed_ids() == visible_ids() == {large.pk}
+    assert names_of("cup") == []
+
+
+def indexed_ids():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT rowid FROM catalog_product_fts")
+        return {row[0] for row in cursor.fetchall()}
+
+
+def visible_ids():
+    return set(selectors.visible_products().values_list("pk", flat=True))
+
+
 def names_of(query):
     return [p.name for p in selectors.search_products(query, 1, 10)[0]]
 
