@@ -32,6 +32,7 @@ QUERIES = [
     ("CUP-7", 1, 10),
     ("pulled HANDLE", 1, 10),
     ("retired", 1, 10),
+    ("tall", 1, 10),
     ("mug", 2, 2),
     ("mug", 9, 2),
     ("?! -- mug", 1, 10),
@@ -52,7 +53,8 @@ def make_catalog():
     make_product(name="Blue Bowl", category=tableware)
     make_product(name="Oat Mug", category=mugs)
     make_product(name="Oat Mug", category=mugs)
-    make_product(name="Moss Mug", category=mugs)
+    moss = make_product(name="Moss Mug", category=mugs)
+    make_product(name="Moss Mug Tall", category=mugs, variant_of=moss)  # shown on its parent's page only
     make_product(name="Morning Cup", category=mugs, public_id="cup-7", description="With a pulled handle.",
                  materials=["stoneware"], tags=["speckled"], price=Decimal("36.00"))
     make_product(name="Retired Mug", category=mugs, is_active=False)
@@ -170,8 +172,10 @@ def test_words_joined_by_punctuation_match_in_a_row(results):
     assert names(results, "bowl-like") == ["Blue Plate"]
 
 
-def test_inactive_products_and_unknown_words_are_never_found(results):
-    assert found(results, "retired|1|10") == {"names": [], "ids": [], "categories": [], "total": 0}
+def test_inactive_products_variants_and_unknown_words_are_never_found(results):
+    nothing = {"names": [], "ids": [], "categories": [], "total": 0}
+    assert found(results, "retired|1|10") == nothing
+    assert found(results, "tall|1|10") == nothing
     assert results["xylophone|1|10"]["total"] == 0
 
 

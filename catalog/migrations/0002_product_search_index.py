@@ -6,7 +6,8 @@ and kept in step by triggers on catalog_product (insert, update of those columns
 and on catalog_category (rename). Stock and price updates do not touch it.
 A later migration that makes SQLite rebuild catalog_product (most column changes do) drops
 these triggers with the old table: it must create them again (tests/test_search_index.py
-fails when they are missing).
+fails when they are missing), the insert and update triggers as migration 0006 replaced them
+(the index holds the visible products only).
 
 PostgreSQL: a stored generated column, catalog_product.search_document, the tsvector
 ('simple' configuration) of the name with weight A and of the public id, description, tags and

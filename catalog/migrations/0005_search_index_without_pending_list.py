@@ -3,7 +3,7 @@
 With GIN's default `fastupdate = on`, new and changed products go to a pending list that every
 search scans whole until a VACUUM (or the list passing gin_pending_list_limit) merges it. After
 a catalog import that list holds thousands of products, and a search for a 1% term at 100k
-products took 1.5 ms in the index instead of 0.26 ms (docs/performance.md): search times then
+products took 1.5 ms in the index instead of 0.26 ms (docs/performance.md, Latest results): search times then
 depend on when autovacuum last ran. A shop's catalog is read far more often than it is written,
 so the index pays at write time instead. The list left from before is merged here.
 

@@ -3,10 +3,12 @@
 Those are visible_products() (catalog/selectors.py): active, and not a variant (a variant is
 shown on its parent's page). The index used to hold every product, so a search joined each
 match to its product to filter the rest out and counted the survivors with a window over all
-of them: 0.4 ms of the 2.3 ms a 1% term takes at 100k products (docs/performance.md). Now the
-index's own count is the total. The triggers add a product to the index when it becomes
+of them: 0.4 ms of the 2.4 ms a 1% term took at 100k products (docs/performance.md, Latest
+results). Now the index's own count is the total. The triggers add a product to the index when it becomes
 visible and take it out when it stops being visible, as well as following every change of the
-indexed text; the products that are not visible now leave the index here.
+indexed text; the products that are not visible now leave the index here. A later migration
+that rebuilds catalog_product on SQLite must create these two triggers again, with 0002's
+delete and category rename triggers.
 
 PostgreSQL's search filters in the statement itself (its GIN index covers the whole table).
 """
@@ -56,7 +58,7 @@ BACKWARD = [
     f"""INSERT INTO catalog_product_fts(rowid, {FTS_COLUMNS})
     SELECT p.id, p.name, p.public_id, p.description, c.name, p.tags, p.materials
     FROM catalog_product p JOIN catalog_category c ON c.id = p.category_id
-    WHERE NOT ({VISIBLE.format(row="p")})""",
+    WHERE NOT ({VISIBLE.format(row="p")}) AND p.id NOT IN (SELECT rowid FROM catalog_product_fts)""",
 ]
 
 
