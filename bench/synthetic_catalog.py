@@ -14,7 +14,7 @@ from decimal import Decimal
 FIRST = ("amber", "basalt", "cedar", "dune", "ember", "fjord", "glacier", "heath", "iris", "jade")
 SECOND = ("ash", "bloom", "crest", "drift", "flint", "glow", "haze", "mist", "rain", "shade")
 GLAZES = tuple(first + second for first in FIRST for second in SECOND)
-SEARCH_TERM = GLAZES[42]  # "emberglow": 1% of the products
+SEARCH_TERM = GLAZES[42]  # "embercrest": 1% of the products
 FORMS = (  # (category, form)
     ("Mugs", "Mug"), ("Bowls", "Bowl"), ("Plates", "Plate"), ("Vases", "Vase"), ("Planters", "Planter"),
     ("Teaware", "Teapot"), ("Serveware", "Pitcher"), ("Jars", "Jar"), ("Platters", "Platter"), ("Cups", "Cup"),
