@@ -47,13 +47,24 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", DATA_DIR / "static"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 
-def _embedded_secret_key():
-    """A random key kept in DATA_DIR, so the demo never ships a fixed secret."""
-    path = DATA_DIR / "secret_key"
+def _embedded_secret_key(path):
+    """A random key kept in DATA_DIR (at `path`), so the demo never ships a fixed secret.
+
+    Processes starting together on a new DATA_DIR (gunicorn's workers) race to create it: each
+    writes a private staging file and hard-links it into place, so the first complete file wins
+    and no process reads a half-written one (as agents_protocol/audit/signing.py does).
+    """
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        staging = path.with_name(f".secret_key.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(50))
+        try:
+            os.link(staging, path)
+        except FileExistsError:
+            pass  # another process created it first; every process uses that one
+        finally:
+            staging.unlink()
     return path.read_text().strip()
 
 
@@ -68,7 +79,7 @@ def _production_secret_key():
     return key
 
 
-SECRET_KEY = _production_secret_key() if PRODUCTION else os.environ.get("SECRET_KEY") or _embedded_secret_key()
+SECRET_KEY = _production_secret_key() if PRODUCTION else os.environ.get("SECRET_KEY") or _embedded_secret_key(DATA_DIR / "secret_key")
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])

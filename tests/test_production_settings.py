@@ -45,6 +45,31 @@ def test_on_one_host_the_only_issue_is_ratelimits_warning_about_its_counters(tmp
     assert "System check identified 1 issue (0 silenced)." in output
 
 
+def test_processes_starting_together_on_a_new_data_dir_share_one_secret_key(tmp_path):
+    # gunicorn's workers import the settings at once; each used to race to create the key file,
+    # and a loser died of FileExistsError.
+    env = site_env(tmp_path)
+    script = "from django.conf import settings; print(settings.SECRET_KEY)"
+    runs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    outcomes = [run.communicate(timeout=60) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [error for _, error in outcomes]
+    keys = {out.strip() for out, _ in outcomes}
+    assert len(keys) == 1 and len(keys.pop()) >= 50
+    assert oct((tmp_path / "secret_key").stat().st_mode & 0o777) == "0o600"
+    assert not [path.name for path in tmp_path.iterdir() if path.name.startswith(".secret_key")]
+
+
+def test_a_secret_key_file_another_process_created_meanwhile_is_the_one_used(tmp_path, monkeypatch):
+    from acme import settings as site_settings
+
+    path = tmp_path / "secret_key"
+    path.write_text("k" * 50)
+    monkeypatch.setattr(Path, "exists", lambda self: False)  # created after this process looked
+    assert site_settings._embedded_secret_key(path) == "k" * 50
+    assert [p.name for p in tmp_path.iterdir()] == ["secret_key"]
+
+
 @pytest.mark.parametrize("secret_key", [None, "django-insecure-" + secrets.token_urlsafe(50), "short-key"])
 def test_production_refuses_a_missing_or_weak_secret_key(tmp_path, secret_key):
     env = production_env(tmp_path)
