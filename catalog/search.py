@@ -93,7 +93,8 @@ def postgresql_search(terms, offset, limit):
     page past the last one. Only the page's rows are read whole."""
     operands = [_tsquery_term(term) for term in terms]
     match, match_params = _postgresql_match(operands)
-    name_hits = " + ".join(["(ts_filter(p.search_document, '{a}') @@ " + TSQUERY + ")::int"] * len(operands))
+    # A weight label restricts an operand to lexemes of that weight: with A, to the name's words.
+    name_hits = " + ".join([f"(p.search_document @@ {TSQUERY})::int"] * len(operands))
     every_term = " && ".join([TSQUERY] * len(operands))
     # ts_rank weighs A (the name) ten times D (the rest), as bm25 weighs the name on SQLite.
     sql = f"""
@@ -111,7 +112,8 @@ def postgresql_search(terms, offset, limit):
         JOIN catalog_category c ON c.id = p.category_id
         ORDER BY ranked.name_hits DESC, ranked.relevance DESC, ranked.name, ranked.id
     """
-    products = rows.products(sql, [*operands, *operands, *match_params, limit, offset], rows.SUMMARY)
+    name_operands = [f"{operand}A" for operand in operands]
+    products = rows.products(sql, [*name_operands, *operands, *match_params, limit, offset], rows.SUMMARY)
     if products:
         return products, products[0].total
     return [], _postgresql_count(match, match_params) if offset else 0
