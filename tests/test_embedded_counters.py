@@ -137,6 +137,37 @@ def test_a_file_that_is_not_a_table_of_counters_is_refused_untouched(tmp_path):
     assert planted.read_bytes() == b"something else"
 
 
+def test_a_file_whose_lay_out_was_cut_short_is_laid_out_again(tmp_path):
+    # Sized, but its header never written (a full /dev/shm, a process killed between the two).
+    cut_short = tmp_path / "rate-limits.counters.1024"
+    cut_short.write_bytes(bytes(16 + 1024 * 32))
+    table = counters_at(tmp_path)
+    assert table.add("window", 1, 60) and table.incr("window") == 2
+    assert counters_at(tmp_path).get("window") == 2
+
+
+def test_a_child_whose_reopening_failed_never_closes_the_parents_descriptor_again(table, monkeypatch):
+    table.add("shared", 1, 600)
+    shared = table._file
+    inherited = shared.fd
+    shared._pid = -1  # as in a child after fork: the map and descriptor are the parent's
+    refused = OSError("no descriptors left")
+    monkeypatch.setattr(os, "open", lambda *args, **kwargs: (_ for _ in ()).throw(refused))
+    with pytest.raises(OSError):
+        table.get("shared")
+    assert shared.fd is None and shared._map is None
+    kept = os.dup(0)  # the number the failed reopening closed may be another file's now
+    closed = []
+    monkeypatch.undo()
+    monkeypatch.setattr(os, "close", lambda fd: closed.append(fd))
+    try:
+        assert table.get("shared") == 1  # opened again, closing nothing it no longer owns
+        assert inherited not in closed and kept not in closed
+    finally:
+        monkeypatch.undo()
+        os.close(kept)
+
+
 def _increment(location, times):
     table = SharedMemoryCounters(location, {"OPTIONS": {"SLOTS": 1024}})
     for _ in range(times):

@@ -36,6 +36,9 @@ class SharedFile:
         if self.fd is not None:  # the parent's, inherited through fork
             self._map.close()
             os.close(self.fd)
+            # Forgotten at once: should opening our own fail, a retry must not close the number
+            # again, which by then may be another file's.
+            self.fd = self._map = self._pid = None
         make_private_directory(os.path.dirname(self.path))
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
@@ -51,8 +54,14 @@ class SharedFile:
         self.fd, self._pid = fd, os.getpid()
 
     def _lay_out_or_check(self, fd):
-        if os.fstat(fd).st_size == 0:  # new: the first process lays it out
+        size = os.fstat(fd).st_size
+        if size == 0 or (size == self.size and self._header_never_written(fd)):
+            # New, or a lay-out cut short between its two steps (the header's write refused on a
+            # full /dev/shm, the process killed): the first process to get here lays it out.
             os.ftruncate(fd, self.size)
             os.pwrite(fd, self.header, 0)
-        elif os.fstat(fd).st_size != self.size or os.pread(fd, len(self.header), 0) != self.header:
+        elif size != self.size or os.pread(fd, len(self.header), 0) != self.header:
             raise ImproperlyConfigured(f"{self.path} is not {self.description}; remove it.")
+
+    def _header_never_written(self, fd):
+        return bool(self.header) and os.pread(fd, len(self.header), 0) == bytes(len(self.header))
