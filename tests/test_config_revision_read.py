@@ -4,6 +4,7 @@ and through Django's cursor while Django records queries or runs execute wrapper
 import dj_database_url
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.db.models import QuerySet
 from django.db.transaction import TransactionManagementError
 from django.db.utils import ConnectionHandler
 from django.test.utils import CaptureQueriesContext
@@ -30,6 +31,24 @@ def test_the_revision_is_read_without_djangos_cursor(monkeypatch):
     saved = ConfigRevision.objects.get(pk=1).number
     monkeypatch.setattr(connection, "cursor", cursor_not_expected)
     assert current_revision() == saved >= 2
+
+
+def test_a_save_that_finds_the_row_created_meanwhile_still_moves_the_number(monkeypatch):
+    # The row missing (a flush), two saves at once: the second finds it made by the first.
+    ConfigRevision.objects.filter(pk=1).delete()
+    ConfigRevision.objects.create(pk=1, number=5)  # the other save's, after this one's UPDATE missed
+    real_update = QuerySet.update
+    missed = []
+
+    def first_update_misses(queryset, **values):
+        if not missed and queryset.model is ConfigRevision:
+            missed.append(True)
+            return 0
+        return real_update(queryset, **values)
+
+    monkeypatch.setattr(QuerySet, "update", first_update_misses)
+    bump_revision()
+    assert ConfigRevision.objects.get(pk=1).number == 6
 
 
 def test_while_django_records_queries_the_read_is_recorded():

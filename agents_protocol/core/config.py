@@ -214,7 +214,9 @@ def bump_revision():
     """
     updated = ConfigRevision.objects.filter(pk=1).update(number=F("number") + 1)
     if not updated:
-        ConfigRevision.objects.get_or_create(pk=1, defaults={"number": 1})
+        _, created = ConfigRevision.objects.get_or_create(pk=1, defaults={"number": 1})
+        if not created:  # another save created the row meanwhile: this change needs a number of its own
+            ConfigRevision.objects.filter(pk=1).update(number=F("number") + 1)
     signal = revision_signal.get()
     if signal is None:
         return
