@@ -2,6 +2,7 @@
 import base64
 import copy
 import json
+import os
 import subprocess
 import sys
 
@@ -151,6 +152,17 @@ def test_the_key_file_is_private_and_stable(key_file):
     first = current_public_key()
     assert oct(key_file.stat().st_mode & 0o777) == "0o600"
     assert current_public_key() == first
+
+
+def test_a_key_file_replaced_within_one_timestamp_tick_is_read_again(key_file):
+    first = current_public_key()
+    old = key_file.stat()
+    replacement = key_file.with_name("replacement")
+    replacement.write_text(base64.b64encode(bytes(NaclSigningKey.generate())).decode())
+    os.utime(replacement, ns=(old.st_atime_ns, old.st_mtime_ns))  # the same mtime as the old file
+    os.replace(replacement, key_file)
+    assert key_file.stat().st_mtime_ns == old.st_mtime_ns
+    assert current_public_key() != first
 
 
 def test_two_processes_share_one_key(tmp_path):

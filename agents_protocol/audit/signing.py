@@ -26,7 +26,8 @@ def signing_key():
     path = key_file()
     if not path.exists():
         _create_key_file(path, NaclSigningKey.generate())
-    return _key_from_file(str(path), path.stat().st_mtime_ns)
+    stat = path.stat()  # a rotation (os.replace) makes a new inode, even within one timestamp tick
+    return _key_from_file(str(path), (stat.st_ino, stat.st_mtime_ns, stat.st_size))
 
 
 def key_file():
@@ -45,7 +46,7 @@ def _key_from_seed(seed):
 
 
 @lru_cache(maxsize=4)
-def _key_from_file(path, modified_ns):
+def _key_from_file(path, version):
     return _key_from_seed(Path(path).read_text().strip())
 
 
