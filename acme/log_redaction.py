@@ -20,6 +20,7 @@ whose formatters may read the atoms from `record.args`, which only the general p
 """
 import logging
 import re
+import time
 import traceback
 
 from gunicorn import glogging
@@ -28,6 +29,7 @@ SECRET_IN_PATH = re.compile(r"(/checkout/)[A-Za-z0-9_-]{20,}|(/\.well-known/agen
 SECRET_MARKERS = ("/checkout/", "/.well-known/agents/inspect/")  # every SECRET_IN_PATH match holds one
 
 GUNICORN_DEFAULT_ACCESS_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"'
+ACCESS_LOG_TIME = "[%d/%b/%Y:%H:%M:%S %z]"  # glogging.Logger.now()'s format
 DEFAULT_ACCESS_LINE = '%s %s %s %s "%s" %s %s "%s" "%s"'  # the same format, filled in by position
 
 
@@ -80,6 +82,15 @@ class GunicornLogger(glogging.Logger):
             self.access_log.handle(record)
         except Exception:  # as glogging.Logger.access: a failing handler must not fail the request
             self.error(traceback.format_exc())
+
+    _now = (None, "")  # (the Unix second, its access-log time)
+
+    def now(self):
+        """glogging.Logger.now(), formatted once a second."""
+        second = int(time.time())
+        if self._now[0] != second:
+            self._now = (second, time.strftime(ACCESS_LOG_TIME, time.localtime(second)))
+        return self._now[1]
 
     def default_access_line(self, resp, environ):
         """The default format's line, each atom computed as glogging.Logger.atoms() computes it."""

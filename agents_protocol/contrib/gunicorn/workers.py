@@ -15,13 +15,15 @@ and writes the access log line.
     worker_class = "agents_protocol.contrib.gunicorn.workers.ThreadWorker"
 
 gunicorn writes these answers through one function, `gunicorn.util.write_error`; each worker
-process of these classes replaces it with `write_envelope` when it starts.
+process of these classes replaces it with `write_envelope` when it starts. It also installs
+speedups.py's cheaper Date header and forwarding check.
 """
 from http import HTTPStatus
 
 from gunicorn import util
 from gunicorn.workers import gthread, sync
 
+from agents_protocol.contrib.gunicorn.speedups import CheaperRequests
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http.cors import EXPOSED_HEADERS
@@ -37,11 +39,11 @@ class EnvelopeRefusals:
         super().init_process()
 
 
-class SyncWorker(EnvelopeRefusals, sync.SyncWorker):
+class SyncWorker(EnvelopeRefusals, CheaperRequests, sync.SyncWorker):
     """gunicorn's sync worker (one request at a time per process)."""
 
 
-class ThreadWorker(EnvelopeRefusals, gthread.ThreadWorker):
+class ThreadWorker(EnvelopeRefusals, CheaperRequests, gthread.ThreadWorker):
     """gunicorn's gthread worker (`threads` requests at a time per process, keep-alive)."""
 
 
