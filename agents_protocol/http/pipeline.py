@@ -26,6 +26,7 @@ import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -43,6 +44,23 @@ from agents_protocol.http.exceptions import method_not_allowed, refusal_for
 from agents_protocol.http.parsers import AgentContentNegotiation
 
 logger = logging.getLogger("agents_protocol.api")
+
+
+class AgentRequest(Request):
+    """DRF's Request, reading what every call reads straight from Django's request.
+
+    DRF's Request reaches Django's attributes through __getattr__, which Python calls only once
+    the normal lookup has failed: an AttributeError made and dropped on every read, about a
+    microsecond each inside a request, eight times a call.
+    """
+
+    method = property(lambda self: self._request.method)
+    path = property(lambda self: self._request.path)
+    META = property(lambda self: self._request.META)
+    scheme = property(lambda self: self._request.scheme)
+
+    def get_host(self):
+        return self._request.get_host()
 
 
 class AgentView(APIView):
@@ -73,6 +91,11 @@ class AgentView(APIView):
 
     def get_exception_handler(self):
         return pipeline_steps.EXCEPTION_HANDLER
+
+    def initialize_request(self, request, *args, **kwargs):
+        """DRF's initialize_request(), making an AgentRequest."""
+        return AgentRequest(request, parsers=self.get_parsers(), authenticators=self.get_authenticators(),
+                            negotiator=self.get_content_negotiator(), parser_context=self.get_parser_context(request))
 
     @property
     def default_response_headers(self):
