@@ -40,18 +40,18 @@ def current_sandbox():
 def requests_per_minute(session, configured):
     """The limit for calls counted against `session` (None: an address): the configured one, or the
     sandbox's when the session asked for it and it is lower."""
+    if session is None or not asks_for(session.agent_name, RATE_LIMIT_MARKER):
+        return configured  # every call but the sandbox's own asks this: the name first, then the settings
     sandbox = current_sandbox()
-    if sandbox is None or session is None or not asks_for(session.agent_name, RATE_LIMIT_MARKER):
-        return configured
-    return min(configured, sandbox.requests_per_minute)
+    return configured if sandbox is None else min(configured, sandbox.requests_per_minute)
 
 
 def session_ttl(agent_name, configured):
     """The lifetime, in seconds, of a session created with `agent_name`."""
-    sandbox = current_sandbox()
-    if sandbox is None or not asks_for(agent_name, SHORT_SESSION_MARKER):
+    if not asks_for(agent_name, SHORT_SESSION_MARKER):
         return configured
-    return min(configured, sandbox.session_ttl_seconds)
+    sandbox = current_sandbox()
+    return configured if sandbox is None else min(configured, sandbox.session_ttl_seconds)
 
 
 def asks_for(agent_name, marker):
