@@ -2,6 +2,8 @@
 exact across processes, bounded, and expiring like any cache."""
 import multiprocessing
 import os
+import sys
+import threading
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -185,6 +187,38 @@ def test_processes_incrementing_at_once_lose_no_count(tmp_path):
         worker.join(timeout=120)
         assert worker.exitcode == 0
     assert table.get("shared") == PROCESSES * INCREMENTS_PER_PROCESS
+
+
+def test_threads_incrementing_at_once_lose_no_count(table, monkeypatch):
+    monkeypatch.setattr(sys, "getswitchinterval", sys.getswitchinterval)  # restored after the test
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can, inside every increment
+    table.add("shared", 0, 600)
+
+    def increment():
+        for _ in range(INCREMENTS_PER_PROCESS):
+            table.incr("shared")
+
+    threads = [threading.Thread(target=increment) for _ in range(PROCESSES)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    sys.setswitchinterval(0.005)
+    assert table.get("shared") == PROCESSES * INCREMENTS_PER_PROCESS
+
+
+def test_the_slot_remembered_for_the_last_key_is_read_again_only_while_it_holds_that_key(tmp_path, clock):
+    table = counters_at(tmp_path, slots=PROBE_LENGTH)
+    table.add("remembered", 1, 10)
+    assert table.incr("remembered") == 2  # from the remembered slot
+    clock[0] += 11  # it expires, and newcomers take every slot: its own too
+    for index in range(PROBE_LENGTH):
+        table.set(f"newcomer{index}", index, 60)
+    assert table.add("remembered", 7, 60)  # the remembered slot holds another key now: found anew
+    assert table.incr("remembered") == 8
+    assert [table.get(f"newcomer{index}") for index in range(PROBE_LENGTH)].count(None) == 1  # one made room
+    table.clear()
+    assert table.get("remembered") is None
 
 
 def test_a_forked_child_maps_the_file_again_and_shares_the_counts(table):

@@ -21,6 +21,7 @@ flock of a process that dies, so a crash never blocks the others.
 import fcntl
 import hashlib
 import struct
+import threading
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
@@ -50,53 +51,49 @@ class SharedMemoryCounters(BaseCache):
         self.path = f"{location}.{self.slots}"
         self._file = SharedFile(self.path, HEADER.size + self.slots * SLOT.size, HEADER.pack(MAGIC, self.slots),
                                 f"a table of {self.slots} counters")
+        self._recent = (None, None, None)  # see _find()
+        self._thread_lock = threading.Lock()
 
     # Django's cache API, for integer values.
 
     def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        digest = self._digest(key, version)
         value = _integer(value)
         with self._locked() as table:
-            position, live = table.find(digest)
+            digest, position, live = self._find(table, key, version)
             if live:
                 return False
             table.write(position, digest, value, self._expiry(timeout))
             return True
 
     def get(self, key, default=None, version=None):
-        digest = self._digest(key, version)
         with self._locked() as table:
-            position, live = table.find(digest)
+            _, position, live = self._find(table, key, version)
             return table.value(position) if live else default
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        digest = self._digest(key, version)
         value = _integer(value)
         with self._locked() as table:
-            position, _ = table.find(digest)
+            digest, position, _ = self._find(table, key, version)
             table.write(position, digest, value, self._expiry(timeout))
 
     def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
-        digest = self._digest(key, version)
         with self._locked() as table:
-            position, live = table.find(digest)
+            digest, position, live = self._find(table, key, version)
             if live:
                 table.write(position, digest, table.value(position), self._expiry(timeout))
             return live
 
     def delete(self, key, version=None):
-        digest = self._digest(key, version)
         with self._locked() as table:
-            position, live = table.find(digest)
+            digest, position, live = self._find(table, key, version)
             if live:
                 table.write(position, digest, 0, 0.0)
             return live
 
     def incr(self, key, delta=1, version=None):
-        digest = self._digest(key, version)
         delta = _integer(delta)
         with self._locked() as table:
-            position, live = table.find(digest)
+            _, position, live = self._find(table, key, version)
             if not live:
                 raise ValueError(f"Key '{key}' not found")
             value = table.value(position) + delta
@@ -104,9 +101,8 @@ class SharedMemoryCounters(BaseCache):
             return value
 
     def has_key(self, key, version=None):
-        digest = self._digest(key, version)
         with self._locked() as table:
-            return table.find(digest)[1]
+            return self._find(table, key, version)[2]
 
     def clear(self):
         with self._locked() as table:
@@ -117,9 +113,20 @@ class SharedMemoryCounters(BaseCache):
 
     # The table.
 
-    def _digest(self, key, version):
-        key = self.make_key(key, version=version)
-        return hashlib.blake2b(key.encode(), digest_size=16).digest()
+    def _find(self, table, key, version):
+        """(digest, position, live) of the key's slot (table.find), under the lock.
+
+        django-ratelimit asks add() and then incr() of the same key: the last key asked about
+        keeps its digest and slot (one tuple, replaced whole, so threads may share it), and the
+        slot is read first; it is the key's slot while it still holds the key's digest.
+        """
+        recent_key, digest, recent_position = self._recent
+        if recent_key != (key, version):
+            digest = hashlib.blake2b(self.make_key(key, version=version).encode(), digest_size=16).digest()
+            recent_position = None
+        position, live = table.find(digest, recent_position)
+        self._recent = ((key, version), digest, position)
+        return digest, position, live
 
     def _expiry(self, timeout):
         timeout = self.get_backend_timeout(timeout)
@@ -127,22 +134,33 @@ class SharedMemoryCounters(BaseCache):
 
     def _locked(self):
         memory = self._file.memory()
-        return _Locked(self._file.fd, _Table(memory, self.slots))
+        return _Locked(self._thread_lock, self._file.fd, _Table(memory, self.slots))
 
 
 class _Locked:
-    """`with`: the table, under the file's exclusive flock."""
+    """`with`: the table, under the process's thread lock and the file's exclusive flock (a flock
+    belongs to the open file, which the threads of a process share: it keeps out only the other
+    processes)."""
 
-    def __init__(self, fd, table):
+    def __init__(self, thread_lock, fd, table):
+        self.thread_lock = thread_lock
         self.fd = fd
         self.table = table
 
     def __enter__(self):
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        self.thread_lock.acquire()
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            self.thread_lock.release()
+            raise
         return self.table
 
     def __exit__(self, *exc_info):
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+        finally:
+            self.thread_lock.release()
 
 
 class _Table:
@@ -153,9 +171,17 @@ class _Table:
     def offset(self, position):
         return HEADER.size + position * SLOT.size
 
-    def find(self, digest):
-        """(position, live): the key's live slot, else the slot a new value for it takes."""
+    def find(self, digest, known_position=None):
+        """(position, live): the key's live slot, else the slot a new value for it takes.
+
+        A key is in one slot at most (probing stops at its digest), so a `known_position` still
+        holding the digest is that slot.
+        """
         now = time.time()
+        if known_position is not None:
+            stored, _, expiry = SLOT.unpack_from(self.memory, self.offset(known_position))
+            if stored == digest:
+                return known_position, expiry > now
         start = int.from_bytes(digest[:8], "little") % self.slots
         free = None
         earliest = None  # (expiry, position) of the live slot that ends first, to evict
