@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 from django.test import RequestFactory
+from django.utils.encoding import escape_uri_path
 from gunicorn.config import Config
 from gunicorn.http.message import MAX_REQUEST_LINE
 from gunicorn.workers.gthread import ThreadWorker as GthreadWorker
@@ -344,3 +345,17 @@ def test_what_is_counted():
     assert header_bytes(request) == expected
     request.META["CONTENT_TYPE"], request.META["CONTENT_LENGTH"] = "application/json", "2"
     assert header_bytes(request) == expected + len("Content-Type: application/json\r\n") + len("Content-Length: 2\r\n")
+
+
+@pytest.mark.parametrize("path", [
+    "/.well-known/agents/api/detail/p000042",
+    "/.well-known/agents/api/detail/a-b_c.d~e!f$g&h'i(j)k*l+m,n;o=p:q@r",
+    "/.well-known/agents/api/detail/café",
+    "/.well-known/agents/api/detail/100%",
+    "/.well-known/agents/api/detail/a b\"<>[]{}|\\^`",
+])
+def test_a_path_is_counted_as_its_percent_encoding_whichever_characters_it_holds(path):
+    """A path of characters written as they are is measured as it stands; any other, escaped."""
+    request = RequestFactory().get("/")
+    request.path = path
+    assert url_bytes(request) == len(escape_uri_path(path).encode())

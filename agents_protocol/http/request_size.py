@@ -16,19 +16,25 @@ What is counted is what the WSGI server hands over:
   arrives joined with a comma, one field; headers the server drops (gunicorn drops names with
   an underscore) are not counted.
 """
+import re
+
 from django.utils.encoding import escape_uri_path
 
 from agents_protocol.core.conf import get_setting
 from agents_protocol.core.errors import CapabilityError
 
-LINE_END = len("\r\n")
-NAME_VALUE_SEPARATOR = len(": ")
+FIELD_BYTES = len(": ") + len("\r\n")  # besides the name and the value
+PREFIXED_FIELD_BYTES = FIELD_BYTES - len("HTTP_")  # the environ's key is the name after HTTP_
 UNPREFIXED_HEADERS = ("CONTENT_TYPE", "CONTENT_LENGTH")
+# The characters escape_uri_path() writes as they are: a path of only these is its own escape.
+UNESCAPED_PATH = re.compile(r"[A-Za-z0-9/:@&+$,\-_.!~*'()]*")
 
 
 def url_bytes(request):
     """The bytes of the path and query string (with its `?`) as the request line carries them."""
-    return path_and_query_bytes(escape_uri_path(request.path), request.META.get("QUERY_STRING", ""))
+    path = request.path
+    escaped_path = path if UNESCAPED_PATH.fullmatch(path) else escape_uri_path(path)
+    return path_and_query_bytes(escaped_path, request.META.get("QUERY_STRING", ""))
 
 
 def path_and_query_bytes(escaped_path, query):
@@ -49,13 +55,10 @@ def environ_header_bytes(environ):
     size = 0
     for key, value in environ.items():
         if key.startswith("HTTP_"):
-            name = len(key) - len("HTTP_")
-        elif key in UNPREFIXED_HEADERS:
-            name = len(key)
-        else:
-            continue
-        if isinstance(value, str):
-            size += name + NAME_VALUE_SEPARATOR + len(value) + LINE_END
+            if isinstance(value, str):
+                size += len(key) + PREFIXED_FIELD_BYTES + len(value)
+        elif key in UNPREFIXED_HEADERS and isinstance(value, str):
+            size += len(key) + FIELD_BYTES + len(value)
     return size
 
 
