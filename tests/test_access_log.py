@@ -5,6 +5,7 @@ shipped deploy/gunicorn.conf.py must still write one redacted line per request."
 import base64
 import http.client
 import logging
+import logging.handlers
 import re
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from gunicorn.config import Config
 from gunicorn.http import wsgi
 from gunicorn.http.parser import RequestParser
 
+from acme import log_redaction
 from acme.log_redaction import GunicornLogger
 from tests.servers import ROOT, free_port
 
@@ -136,6 +138,55 @@ def test_a_unix_socket_peer_has_an_empty_address(access_logger, monkeypatch):
         access_logger, monkeypatch, *served(head("GET / HTTP/1.1"), "200 OK", 2, client="")
     )
     assert default == general and default.startswith(b" - - [")
+
+
+def test_gunicorns_own_handler_is_written_without_a_log_record(access_logger, monkeypatch):
+    request, response, environ = served(head("GET / HTTP/1.1"), "200 OK", 2)
+    log = access_logger.access_log
+    # Only gunicorn's own handler (an earlier test's log capture may have left pytest's on this logger).
+    monkeypatch.setattr(log, "handlers", [handler for handler in log.handlers if getattr(handler, "_gunicorn", False)])
+    access_logger._plain_access_handlers = log_redaction.plain_handlers(log)  # as setup() finds them
+    monkeypatch.setattr(access_logger.access_log, "makeRecord", lambda *args: pytest.fail("made a LogRecord"))
+    for _ in range(2):
+        access_logger.access(response, request, environ, timedelta(microseconds=1234))
+    lines = Path(access_logger.cfg.accesslog).read_bytes().split(b"\n")
+    assert len(lines) == 3 and lines[0] == lines[1] and lines[2] == b""  # each line written whole, and flushed
+
+
+@pytest.mark.parametrize("change", ["a filter on the handler", "a filter on the log", "another formatter",
+                                    "another handler class", "records propagated"])
+def test_any_other_handling_gets_log_records(access_logger, monkeypatch, change):
+    log = access_logger.access_log
+    monkeypatch.setattr(log, "handlers", [handler for handler in log.handlers if getattr(handler, "_gunicorn", False)])
+    assert log_redaction.plain_handlers(log) is not None  # gunicorn's own, before the change
+    handler = log.handlers[0]
+    dropping = logging.Filter("nothing.is.called.this")
+    if change == "a filter on the handler":
+        handler.addFilter(dropping)
+    elif change == "a filter on the log":
+        log.addFilter(dropping)
+    elif change == "another formatter":
+        handler.setFormatter(logging.Formatter("access: %(message)s"))
+    elif change == "another handler class":
+        log.removeHandler(handler)
+        handler.close()
+        log.addHandler(logging.handlers.WatchedFileHandler(access_logger.cfg.accesslog))
+    else:
+        log.propagate = True
+    access_logger._plain_access_handlers = log_redaction.plain_handlers(log)  # as setup() finds them
+    request, response, environ = served(head("GET / HTTP/1.1"), "200 OK", 2)
+    try:
+        access_logger.access(response, request, environ, timedelta(microseconds=1234))
+    finally:
+        log.propagate = False
+    written = Path(access_logger.cfg.accesslog).read_text()
+    if "filter" in change:
+        assert written == ""
+    elif change == "another formatter":
+        assert written.startswith("access: 203.0.113.9 - - ")
+    else:
+        assert written.startswith("203.0.113.9 - - ") and written.endswith("\n")
+    assert access_logger._plain_access_handlers is None
 
 
 def test_an_access_logger_above_info_writes_nothing(access_logger):
