@@ -79,7 +79,6 @@ class GunicornLogger(glogging.Logger):
         super().setup(cfg)  # gunicorn runs setup() again on a configuration reload
         own_logging_config = cfg.logconfig or cfg.logconfig_dict or cfg.logconfig_json
         self._writes_default_lines = cfg.access_log_format == GUNICORN_DEFAULT_ACCESS_FORMAT and not own_logging_config
-        self._plain_access_handlers = plain_handlers(self.access_log)
 
     def atoms(self, resp, req, environ, request_time):
         atoms = super().atoms(resp, req, environ, request_time)
@@ -102,18 +101,21 @@ class GunicornLogger(glogging.Logger):
         alone to its stream), written as their emit() writes it, without the LogRecord and the
         calls around it (a tenth of a replayed agents.txt's cost in the worker); through any
         other, as a record without its findCaller() (about 5 µs): these handlers print no caller."""
-        handlers = self._plain_access_handlers
+        handlers = plain_handlers(self.access_log)  # as the log is now: Django's LOGGING may change it after setup()
         if handlers is None or any(handler.stream is None for handler in handlers):
             record = self.access_log.makeRecord(self.access_log.name, logging.INFO, "", 0, line, (), None)
             self.access_log.handle(record)
             return
-        for handler in handlers:
-            handler.acquire()
+        for handler in handlers:  # each written on its own, as logging would, whatever another does
             try:
-                handler.stream.write(line + handler.terminator)
-                handler.flush()
-            finally:
-                handler.release()
+                handler.acquire()
+                try:
+                    handler.stream.write(line + handler.terminator)
+                    handler.flush()
+                finally:
+                    handler.release()
+            except Exception:  # as emit(): one handler failing does not keep the line from the others
+                self.error(traceback.format_exc())
 
     _now = (None, "")  # (the Unix second, its access-log time)
 

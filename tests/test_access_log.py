@@ -145,7 +145,6 @@ def test_gunicorns_own_handler_is_written_without_a_log_record(access_logger, mo
     log = access_logger.access_log
     # Only gunicorn's own handler (an earlier test's log capture may have left pytest's on this logger).
     monkeypatch.setattr(log, "handlers", [handler for handler in log.handlers if getattr(handler, "_gunicorn", False)])
-    access_logger._plain_access_handlers = log_redaction.plain_handlers(log)  # as setup() finds them
     monkeypatch.setattr(access_logger.access_log, "makeRecord", lambda *args: pytest.fail("made a LogRecord"))
     for _ in range(2):
         access_logger.access(response, request, environ, timedelta(microseconds=1234))
@@ -173,9 +172,9 @@ def test_any_other_handling_gets_log_records(access_logger, monkeypatch, change)
         log.addHandler(logging.handlers.WatchedFileHandler(access_logger.cfg.accesslog))
     else:
         log.propagate = True
-    access_logger._plain_access_handlers = log_redaction.plain_handlers(log)  # as setup() finds them
     request, response, environ = served(head("GET / HTTP/1.1"), "200 OK", 2)
     try:
+        assert log_redaction.plain_handlers(log) is None
         access_logger.access(response, request, environ, timedelta(microseconds=1234))
     finally:
         log.propagate = False
@@ -186,7 +185,34 @@ def test_any_other_handling_gets_log_records(access_logger, monkeypatch, change)
         assert written.startswith("access: 203.0.113.9 - - ")
     else:
         assert written.startswith("203.0.113.9 - - ") and written.endswith("\n")
-    assert access_logger._plain_access_handlers is None
+
+
+def test_a_handler_given_after_setup_gets_the_line(access_logger, monkeypatch, tmp_path):
+    """Django's LOGGING (dictConfig) may give gunicorn's access logger handlers of its own after
+    gunicorn set it up: the line goes to the logger's handlers as they are."""
+    log = access_logger.access_log
+    own = logging.FileHandler(tmp_path / "own.log")
+    own.setFormatter(logging.Formatter("own: %(message)s"))
+    monkeypatch.setattr(log, "handlers", [own])
+    request, response, environ = served(head("GET / HTTP/1.1"), "200 OK", 2)
+    access_logger.access(response, request, environ, timedelta(microseconds=1234))
+    own.close()
+    assert (tmp_path / "own.log").read_text().startswith("own: 203.0.113.9 - - ")
+    assert Path(access_logger.cfg.accesslog).read_bytes() == b""
+
+
+def test_one_failing_handler_does_not_keep_the_line_from_the_others(access_logger, monkeypatch):
+    log = access_logger.access_log
+    gunicorns = [handler for handler in log.handlers if getattr(handler, "_gunicorn", False)]
+    failing = logging.StreamHandler(type("Broken", (), {"write": lambda self, text: 1 / 0, "flush": lambda self: None})())
+    failing.setFormatter(logging.Formatter("%(message)s"))
+    errors = []
+    monkeypatch.setattr(log, "handlers", [failing, *gunicorns])
+    monkeypatch.setattr(access_logger, "error", errors.append)
+    request, response, environ = served(head("GET / HTTP/1.1"), "200 OK", 2)
+    access_logger.access(response, request, environ, timedelta(microseconds=1234))
+    assert Path(access_logger.cfg.accesslog).read_text().startswith("203.0.113.9 - - ")
+    assert len(errors) == 1 and "ZeroDivisionError" in errors[0]
 
 
 def test_an_access_logger_above_info_writes_nothing(access_logger):
