@@ -2,6 +2,7 @@
 exact across processes, bounded, and expiring like any cache."""
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 
@@ -189,9 +190,7 @@ def test_processes_incrementing_at_once_lose_no_count(tmp_path):
     assert table.get("shared") == PROCESSES * INCREMENTS_PER_PROCESS
 
 
-def test_threads_incrementing_at_once_lose_no_count(table, monkeypatch):
-    monkeypatch.setattr(sys, "getswitchinterval", sys.getswitchinterval)  # restored after the test
-    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can, inside every increment
+def test_threads_incrementing_at_once_lose_no_count(table):
     table.add("shared", 0, 600)
 
     def increment():
@@ -199,26 +198,48 @@ def test_threads_incrementing_at_once_lose_no_count(table, monkeypatch):
             table.incr("shared")
 
     threads = [threading.Thread(target=increment) for _ in range(PROCESSES)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    sys.setswitchinterval(0.005)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can, inside every increment
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not any(thread.is_alive() for thread in threads)
     assert table.get("shared") == PROCESSES * INCREMENTS_PER_PROCESS
+
+
+def test_a_forked_child_takes_a_lock_of_its_own(table):
+    table._thread_lock.acquire()  # held by another thread of the parent at the fork
+    try:
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(10)  # would otherwise wait forever on the parent's lock; the alarm ends the child
+            os._exit(0 if table.add("child", 1, 60) else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        table._thread_lock.release()
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert table.get("child") == 1
 
 
 def test_the_slot_remembered_for_the_last_key_is_read_again_only_while_it_holds_that_key(tmp_path, clock):
     table = counters_at(tmp_path, slots=PROBE_LENGTH)
-    table.add("remembered", 1, 10)
-    assert table.incr("remembered") == 2  # from the remembered slot
-    clock[0] += 11  # it expires, and newcomers take every slot: its own too
+    other_process = counters_at(tmp_path, slots=PROBE_LENGTH)  # the same file, remembering nothing of this one
+    key = "remembered"
+    table.add(key, 1, 10)
+    assert table.incr(key) == 2  # from the remembered slot
+    clock[0] += 11  # it expires, and the other process's newcomers take every slot: its own too
     for index in range(PROBE_LENGTH):
-        table.set(f"newcomer{index}", index, 60)
-    assert table.add("remembered", 7, 60)  # the remembered slot holds another key now: found anew
-    assert table.incr("remembered") == 8
-    assert [table.get(f"newcomer{index}") for index in range(PROBE_LENGTH)].count(None) == 1  # one made room
-    table.clear()
-    assert table.get("remembered") is None
+        other_process.set(f"newcomer{index}", index, 60)
+    assert table._recent[0] is key  # still remembered here, its slot now another key's
+    assert table.add(key, 7, 60)  # found anew: the remembered slot no longer holds its digest
+    assert table.incr(key) == 8
+    assert [other_process.get(f"newcomer{index}") for index in range(PROBE_LENGTH)].count(None) == 1  # one made room
+    other_process.clear()
+    assert table.get(key) is None
 
 
 def test_a_forked_child_maps_the_file_again_and_shares_the_counts(table):

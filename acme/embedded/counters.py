@@ -20,6 +20,7 @@ flock of a process that dies, so a crash never blocks the others.
 """
 import fcntl
 import hashlib
+import os
 import struct
 import threading
 import time
@@ -51,8 +52,8 @@ class SharedMemoryCounters(BaseCache):
         self.path = f"{location}.{self.slots}"
         self._file = SharedFile(self.path, HEADER.size + self.slots * SLOT.size, HEADER.pack(MAGIC, self.slots),
                                 f"a table of {self.slots} counters")
-        self._recent = (None, None, None)  # see _find()
-        self._thread_lock = threading.Lock()
+        self._recent = (None, None, None, None)  # see _find()
+        self._thread_lock, self._thread_lock_pid = threading.Lock(), os.getpid()
 
     # Django's cache API, for integer values.
 
@@ -120,12 +121,13 @@ class SharedMemoryCounters(BaseCache):
         keeps its digest and slot (one tuple, replaced whole, so threads may share it), and the
         slot is read first; it is the key's slot while it still holds the key's digest.
         """
-        recent_key, digest, recent_position = self._recent
-        if recent_key != (key, version):
+        recent_key, recent_version, digest, recent_position = self._recent
+        # The same objects (1 == True, but make_key writes them apart): django-ratelimit passes one key to both.
+        if recent_key is not key or recent_version is not version:
             digest = hashlib.blake2b(self.make_key(key, version=version).encode(), digest_size=16).digest()
             recent_position = None
         position, live = table.find(digest, recent_position)
-        self._recent = ((key, version), digest, position)
+        self._recent = (key, version, digest, position)
         return digest, position, live
 
     def _expiry(self, timeout):
@@ -134,6 +136,8 @@ class SharedMemoryCounters(BaseCache):
 
     def _locked(self):
         memory = self._file.memory()
+        if self._thread_lock_pid != os.getpid():  # a forked child: the lock may have been held at the fork
+            self._thread_lock, self._thread_lock_pid = threading.Lock(), os.getpid()
         return _Locked(self._thread_lock, self._file.fd, _Table(memory, self.slots))
 
 
