@@ -3,6 +3,8 @@ from django.urls import path
 from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.documents import interop
 from agents_protocol.http import documents as views
+from agents_protocol.http import views as agent_views
+from agents_protocol.http.routing import AGENTS_NAMESPACE
 from agents_protocol.http.sessions import INSPECTOR_PATH
 from agents_protocol.inspector import views as inspector
 from agents_protocol.transports import a2a, mcp
@@ -24,12 +26,14 @@ urlpatterns = [
     path(at(interop.OPENAPI_PATH), views.document_view("openapi.json"), name="openapi"),
     path(at(interop.A2A_RPC_PATH), a2a.rpc, name="a2a_rpc"),
     path(at(interop.PACTSPEC_INVOKE_PATH), pactspec_views.invoke, name="pactspec_dispatch"),
-    path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>"), pactspec_views.invoke, name="pactspec_skill"),
-    path(at(interop.PACTSPEC_INVOKE_PATH, "/<slug:skill_id>/tests.json"), pactspec_views.test_suite,
+    path(at(interop.PACTSPEC_INVOKE_PATH, "/<str:skill_id>"), pactspec_views.invoke, name="pactspec_skill"),
+    path(at(interop.PACTSPEC_INVOKE_PATH, "/<str:skill_id>/tests.json"), pactspec_views.test_suite,
          name="pactspec_test_suite"),
     path(at(INSPECTOR_PATH, "<str:secret>"), inspector.page, name="inspector"),
     path(at(INSPECTOR_PATH, "<str:secret>/state"), inspector.state, name="inspector_state"),
     path(at(INSPECTOR_PATH, "<str:secret>/artifact"), inspector.artifact, name="inspector_artifact"),
     # Both paths the MCP server may be configured at; the view answers at the configured one only.
     *[path(at(endpoint), mcp.endpoint, name=f"mcp_{number}") for number, endpoint in enumerate(MCP_ENDPOINTS)],
+    # Last: anything else under the namespace is the envelope's 404, not the site's HTML page.
+    path(at(AGENTS_NAMESPACE, "<path:rest>"), agent_views.unknown_endpoint, name="unknown_endpoint"),
 ]

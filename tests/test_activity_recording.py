@@ -7,6 +7,7 @@ import time
 from datetime import timedelta
 
 import pytest
+import requests
 from django.db import connection
 from django.db.models import Sum
 from django.utils import timezone
@@ -14,7 +15,7 @@ from django.utils import timezone
 from agents_protocol.activity import recorder
 from agents_protocol.models import AgentCall, AgentSession
 from tests.api_client import API, AgentClient, assert_error, ok_data
-from tests.factories import make_product
+from tests.factories import make_agent_session, make_product
 from tests.servers import start_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -68,6 +69,24 @@ def test_each_call_is_a_row_with_its_capability_session_agent_and_outcome(live_s
     for call in AgentCall.objects.all():
         assert call.day == today and call.duration_us > 0
         assert abs((timezone.now() - call.at).total_seconds()) < 60
+
+
+def test_refusals_of_the_json_rpc_layers_are_counted_with_their_code(live_server, every_call_written):
+    """A2A and MCP refuse some messages before a capability is found: those are counted as refusals
+    with the protocol's code, not as answered calls (both answer them with HTTP 200 or 400)."""
+    token = make_agent_session().raw_token
+    a2a = requests.post(f"{live_server.url}/.well-known/agents/a2a", timeout=10, headers={"A2A-Version": "1.0"},
+                        json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {}})
+    mcp = requests.post(f"{live_server.url}/mcp", timeout=10, json={"jsonrpc": "2.0", "id": 1, "method": "resources/list"},
+                        headers={"Accept": "application/json, text/event-stream", "Mcp-Session-Id": token,
+                                 "MCP-Protocol-Version": "2025-11-25"})
+    assert a2a.json()["error"]["code"] == -32001 and mcp.json()["error"]["code"] == -32601
+
+    pk = AgentSession.objects.get().pk
+    assert [(row["capability"], row["session_pk"], row["status"], row["code"]) for row in rows()] == [
+        ("", None, 400, "invalid_request"),
+        ("", pk, 404, "method_not_found"),
+    ]
 
 
 def test_nothing_secret_is_kept(live_server, every_call_written):

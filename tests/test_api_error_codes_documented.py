@@ -40,6 +40,10 @@ ALLOWED_DYNAMIC = {
         # number (-32602 …) that _rpc_code() picks for a refusal; the refusal's own code goes into
         # the error's data through _details(refusal.code, …) and was collected where it was raised.
         "JSON-RPC's numeric error code, picked from the refusal by _rpc_code()",
+    ("agents_protocol/transports/a2a.py", "A2AView.resolve"):
+        # RpcError's code is JSON-RPC's number: for a method the binding defines but this agent
+        # does not serve, the one the specification names (UNSERVED_METHODS), else -32601.
+        "JSON-RPC's numeric error code of an unserved method, from UNSERVED_METHODS",
     ("agents_protocol/transports/mcp.py", "McpView.rpc_error"):
         # The same for MCP: ErrorData's code is JSON-RPC's number, carried by the McpError (raised
         # with it, or picked by rpc_refusal() and session_refusal()); the protocol's code goes into

@@ -80,7 +80,7 @@ def test_a_request_still_in_flight_is_409_with_retry_after(agent):
     session = AgentSession.objects.get(token_hash=hash_token(agent.token))
     body = {"item_id": "mug", "quantity": 1}
     claim = idempotency.begin(idempotency.scope_for(session, "127.0.0.1"), "slow-1",
-                              idempotency.fingerprint("POST", ADD, body))
+                              idempotency.fingerprint("POST", ADD, "cart.add", body))
     assert isinstance(claim, idempotency.Claim)
 
     response = agent.post(ADD, body, headers=keyed("slow-1"))
@@ -92,7 +92,7 @@ def test_a_request_still_in_flight_is_409_with_retry_after(agent):
 def test_a_request_in_flight_past_its_lease_was_abandoned_and_runs_again(agent):
     session = AgentSession.objects.get(token_hash=hash_token(agent.token))
     body = {"item_id": "mug", "quantity": 1}
-    idempotency.begin(idempotency.scope_for(session, "127.0.0.1"), "died-1", idempotency.fingerprint("POST", ADD, body))
+    idempotency.begin(idempotency.scope_for(session, "127.0.0.1"), "died-1", idempotency.fingerprint("POST", ADD, "cart.add", body))
     IdempotencyRecord.objects.update(created_at=timezone.now() - idempotency.IN_FLIGHT_LEASE)
 
     response = agent.post(ADD, body, headers=keyed("died-1"))

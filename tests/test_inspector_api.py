@@ -74,8 +74,8 @@ def test_mcp_initialize_answers_the_inspect_url_in_its_results_meta(shop):
 
     session_id = answer.headers["Mcp-Session-Id"]
     post(f"{shop}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "mug"}}), session_id)
-    refused = post(f"{shop}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "no-such"}}),
-                   session_id).json()["result"]["structuredContent"]
+    refused = json.loads(post(f"{shop}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "no-such"}}),
+                              session_id).json()["result"]["content"][0]["text"])
 
     watched = state_data(meta["inspect_url"])
     assert watched["session"]["session_id"] == meta["session_id"]

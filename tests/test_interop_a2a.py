@@ -23,6 +23,7 @@ from tests.api_client import API, AgentClient, ok_data
 
 CARD = "/.well-known/agent-card.json"
 RPC = "/.well-known/agents/a2a"
+V1 = {"A2A-Version": "1.0"}
 
 
 @pytest.fixture
@@ -114,7 +115,7 @@ def test_refusals_are_json_rpc_errors_with_a2a_details(card, live_server):
         send(live_server.url, "teleport", {})
     assert unknown.value.data == {"code": "unknown_skill", "status": "400"}
 
-    raw = requests.post(f"{live_server.url}{RPC}", timeout=10, json={
+    raw = requests.post(f"{live_server.url}{RPC}", timeout=10, headers=V1, json={
         "jsonrpc": "2.0", "id": 7, "method": "SendMessage",
         "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"skill": "detail"}}]}},
     }).json()
@@ -123,18 +124,60 @@ def test_refusals_are_json_rpc_errors_with_a2a_details(card, live_server):
                                        "fieldViolations": [{"field": "id", "description": "This parameter is required."}]}
 
 
+def rpc_body(method, message=None):
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {}}
+    if message is not None:
+        body["params"]["message"] = {"parts": [{"data": {"skill": "search", "input": {"q": "mug"}}}], **message}
+    return json.dumps(body)
+
+
+USER_MESSAGE = {"messageId": "m1", "role": "ROLE_USER"}
+
+
 @pytest.mark.parametrize("body, headers, code", [
-    ("{not json", {}, -32700),
-    ('{"jsonrpc": "1.0", "id": 1, "method": "SendMessage"}', {}, -32600),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {}}', {}, -32601),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}}', {}, -32602),
-    ('{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}}', {"A2A-Version": "0.3"}, -32009),
-])
+    ("{not json", V1, -32700),
+    ('{"jsonrpc": "1.0", "id": 1, "method": "SendMessage"}', V1, -32600),
+    (rpc_body("message/send", USER_MESSAGE), V1, -32601),
+    (rpc_body("GetTask"), V1, -32001),
+    (rpc_body("CancelTask"), V1, -32001),
+    (rpc_body("SendStreamingMessage", USER_MESSAGE), V1, -32004),
+    (rpc_body("GetExtendedAgentCard"), V1, -32004),
+    (rpc_body("CreateTaskPushNotificationConfig"), V1, -32003),
+    (rpc_body("SendMessage"), V1, -32602),
+    (rpc_body("SendMessage", {"role": "ROLE_USER"}), V1, -32602),
+    (rpc_body("SendMessage", {"messageId": "m1", "role": "ROLE_AGENT"}), V1, -32602),
+    (rpc_body("SendMessage", USER_MESSAGE), {"A2A-Version": "0.3"}, -32009),
+    (rpc_body("SendMessage", USER_MESSAGE), {}, -32009),  # no header means 0.3
+    (rpc_body("message/send", USER_MESSAGE), {"A2A-Version": ""}, -32009),  # a 0.3 client hears why
+], ids=["not-json", "not-json-rpc", "a-0.3-method", "get-task", "cancel-task", "streaming", "extended-card",
+        "push-config", "no-message", "no-message-id", "agent-role", "version-0.3", "no-version", "empty-version"])
 def test_malformed_requests_get_json_rpc_errors(live_server, body, headers, code):
     response = requests.post(f"{live_server.url}{RPC}", data=body, timeout=10,
                              headers={"Content-Type": "application/json", **headers})
     assert response.status_code == 200
-    assert response.json()["error"]["code"] == code
+    assert response.json()["error"]["code"] == code, response.json()
+
+
+def test_a_replayed_answer_carries_the_retrys_id_and_every_answer_has_a_context(card, live_server):
+    """An Idempotency-Key's replay answers the new request's id (JSON-RPC); an answer message has a
+    context id, the client's or a new one."""
+    shopper = AgentClient(live_server.url)
+    bearer = {"Authorization": f"Bearer {shopper.start_session(agent_name='a2a-replay')['session_token']}",
+              "Idempotency-Key": "a2a-replay-id", **V1}
+    item = ok_data(shopper.get(f"{API}/search", params={"q": "mug"}))["results"][0]["id"]
+    body = json.loads(rpc_body("SendMessage", USER_MESSAGE))
+    body["params"]["message"]["parts"] = [{"data": {"skill": "cart.add", "input": {"item_id": item}}}]
+    first = requests.post(f"{live_server.url}{RPC}", json=body, headers=bearer, timeout=10)
+    again = requests.post(f"{live_server.url}{RPC}", json={**body, "id": "retry-2"}, headers=bearer, timeout=10)
+    assert first.json()["id"] == 1 and first.json()["result"]["message"]["contextId"]
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json()["id"] == "retry-2"
+    assert again.json()["result"] == first.json()["result"]
+    assert ok_data(shopper.get(f"{API}/cart/view"))["items"][0]["quantity"] == 1
+
+    body["params"]["message"]["contextId"] = "ctx-7"
+    body["params"]["message"]["parts"] = [{"data": {"skill": "search", "input": {"q": "mug"}}}]
+    kept = requests.post(f"{live_server.url}{RPC}", json=body, headers=V1, timeout=10)
+    assert kept.json()["result"]["message"]["contextId"] == "ctx-7"
 
 
 class RegistrySecurityScheme(BaseModel):

@@ -12,7 +12,8 @@ A2A = "/.well-known/agents/a2a"
 def send_message(live_server, skill, skill_input, headers=None):
     body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m1", "role": "ROLE_USER", "parts": [{"data": {"skill": skill, "input": skill_input}}]}}}
-    return requests.post(f"{live_server.url}{A2A}", json=body, headers=headers or {}, timeout=10)
+    return requests.post(f"{live_server.url}{A2A}", json=body, headers={"A2A-Version": "1.0", **(headers or {})},
+                         timeout=10)
 
 
 def test_calls_of_a_session_join_its_audit_chain(live_server):

@@ -129,9 +129,9 @@ def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail
     assert [item["id"] for item in run["search"].structured_content["results"]] == ["mug"]
     assert run["detail"].structured_content["id"] == "mug" and not run["detail"].is_error
     assert run["added"].structured_content["quantity"] == 2
-    assert run["refused"].is_error
-    assert run["refused"].structured_content["code"] == "unknown_item"
-    assert run["refused"].structured_content["status"] == 404
+    assert run["refused"].is_error and run["refused"].structured_content is None
+    refusal = json.loads(run["refused"].content[0].text)
+    assert (refusal["code"], refusal["status"]) == ("unknown_item", 404)
     assert run["cart"].structured_content["cart_size"] == 1
     assert json.loads(run["cart"].content[0].text) == json.loads(json.dumps(run["cart"].structured_content))
     handoff = run["checkout"].structured_content
@@ -326,10 +326,15 @@ def test_a_post_that_does_not_accept_json_is_406(shop):
     assert not AgentSession.objects.exists()
 
 
-def test_an_unsupported_protocol_version_header_is_400(shop):
+def test_an_unsupported_protocol_version_header_is_400_and_a_delete_with_it_ends_nothing(shop):
     url = f"{shop}/mcp"
-    answer = post(url, rpc("tools/list"), open_session(url), **{"MCP-Protocol-Version": "1999-01-01"})
+    session_id = open_session(url)
+    answer = post(url, rpc("tools/list"), session_id, **{"MCP-Protocol-Version": "1999-01-01"})
     assert answer.status_code == 400 and answer.json()["error"]["data"]["code"] == "unsupported_protocol_version"
+    delete = requests.delete(url, headers={"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "1999-01-01"},
+                             timeout=TIMEOUT)
+    assert delete.status_code == 400 and delete.json()["error"]["data"]["code"] == "unsupported_protocol_version"
+    assert post(url, rpc("ping"), session_id).status_code == 200
 
 
 def test_initialize_negotiates_a_handshake_revision(shop):
@@ -351,6 +356,10 @@ MALFORMED_MESSAGES = {
     "initialize-without-client-info": (b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", '
                                        b'"params": {"protocolVersion": "2025-11-25", "capabilities": {}}}',
                                        200, -32602, "invalid_params"),
+    "id-null": (b'{"jsonrpc": "2.0", "id": null, "method": "tools/call", "params": {"name": "cart.view"}}',
+                400, -32600, "invalid_request"),
+    "id-true": (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', 400, -32600, "invalid_request"),
+    "id-fraction": (b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', 400, -32600, "invalid_request"),
 }
 
 
@@ -363,6 +372,28 @@ def test_a_malformed_message_is_a_json_rpc_error_never_a_500(shop, body, status,
     assert answer.status_code == status and answer.headers["Content-Type"].startswith("application/json")
     error = answer.json()["error"]
     assert (error["code"], error["data"]["code"]) == (rpc_code, code), error
+    sent = json.loads(body) if status == 200 else None  # a message read as a request is answered with its id
+    assert answer.json().get("id", "none") == (sent["id"] if sent else "none"), answer.json()
+    assert not CartLine.objects.exists()
+
+
+@pytest.mark.parametrize("message", [
+    rpc("resources/list"),
+    rpc("tools/call", {"name": "no.such.tool", "arguments": {}}),
+    rpc("tools/call", {"name": "search", "arguments": [1]}),
+    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": {}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+], ids=["unknown-method", "unknown-tool", "bad-params", "malformed-notification", "notification"])
+def test_the_session_is_checked_before_the_message_400_without_one_404_for_one_ended(shop, message):
+    """Streamable HTTP: a request without Mcp-Session-Id is 400, one with a session not live is 404,
+    whatever the message would have been refused for."""
+    url = f"{shop}/mcp"
+    missing = post(url, message)
+    assert missing.status_code == 400 and missing.json()["error"]["data"]["code"] == "session_required"
+    session_id = open_session(url)
+    assert requests.delete(url, headers={"Mcp-Session-Id": session_id}, timeout=TIMEOUT).status_code == 204
+    ended = post(url, message, session_id)
+    assert ended.status_code == 404 and ended.json()["error"]["data"]["code"] == "session_ended"
 
 
 def test_an_agent_name_too_long_is_refused_as_invalid_params_and_opens_no_session(shop):
@@ -390,7 +421,7 @@ def test_max_sessions_limits_initialize_with_429_and_retry_after(shop):
 def test_a_tool_result_is_on_the_wire_what_the_official_call_tool_result_is(data, is_error):
     official = mcp_types.CallToolResult(
         content=[mcp_types.TextContent(type="text", text=codec.encode(data).decode())],
-        structured_content=data if isinstance(data, dict) else None, is_error=is_error,
+        structured_content=data if isinstance(data, dict) and not is_error else None, is_error=is_error,
     ).model_dump(by_alias=True, exclude_none=True)
     for version in HANDSHAKE_PROTOCOL_VERSIONS:
         ours = serialize_server_result("tools/call", version, tool_result(data, is_error))
@@ -405,9 +436,9 @@ def test_a_tool_refusal_is_an_is_error_result_with_the_envelope_and_changes_noth
     assert answer.status_code == 200
     result = answer.json()["result"]
     assert result["isError"] is True
-    assert result["structuredContent"]["code"] == "invalid_params" and result["structuredContent"]["status"] == 400
-    assert "quantity" in result["structuredContent"]["fields"]
-    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+    envelope = json.loads(result["content"][0]["text"])
+    assert envelope["code"] == "invalid_params" and envelope["status"] == 400 and "quantity" in envelope["fields"]
+    assert "structuredContent" not in result  # it would have to match cart.add's outputSchema
     assert not CartLine.objects.exists()
 
 

@@ -110,8 +110,13 @@ def test_refusals_use_the_protocol_envelope(spec, live_server):
     assert missing.status_code == 400 and missing.json()["fields"] == {"id": "This parameter is required."}
     unknown_skill = post(live_server, INVOKE, {"skill": "teleport", "input": {}})
     assert unknown_skill.status_code == 400 and unknown_skill.json()["code"] == "unknown_skill"
-    no_such_url = post(live_server, f"{INVOKE}/teleport", {})
-    assert no_such_url.status_code == 404 and no_such_url.json()["code"] == "not_found"
+    for path in ("/teleport", "/cart.add", "/detail/", "/detail/tests.json/more", "/"):  # never the site's HTML page
+        no_such_url = post(live_server, f"{INVOKE}{path}", {})
+        assert no_such_url.status_code == 404 and no_such_url.json()["code"] == "not_found", path
+    for path in ("/.well-known/agents/a2a/", "/.well-known/agents/nothing-here"):
+        elsewhere = requests.delete(f"{live_server.url}{path}", timeout=10)
+        assert elsewhere.status_code == 404 and elsewhere.json()["code"] == "not_found", path
+        assert "X-RateLimit-Remaining" in elsewhere.headers  # counted against the address, as the API's 404
     no_session = post(live_server, f"{INVOKE}/cart-view", {})
     assert no_session.status_code == 401 and no_session.json()["code"] == "session_required"
     not_json = requests.post(f"{live_server.url}{INVOKE}/detail", data="id=1", timeout=10,

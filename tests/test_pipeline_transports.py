@@ -26,9 +26,11 @@ import requests
 from django.utils import timezone
 from django_ratelimit import core
 
+from acme.agents import AcmeProvider
 from agents_protocol.audit import verify
+from agents_protocol.core.errors import CapabilityError
 from agents_protocol.models import RateLimitConfig
-from cart.models import CartLine
+from cart.models import CartLine, Order
 from tests.factories import make_agent_session, make_product
 from tests.test_hostile_input import stored_state
 from tests.transports import TIMEOUT, TRANSPORTS, discovered, refused, token_header
@@ -242,6 +244,43 @@ def test_the_same_key_with_another_body_is_422_idempotency_conflict(transport, t
     assert first.ok, first.body
     refused(conflict, 422, "idempotency_conflict")
     assert CartLine.objects.get().quantity == 2
+
+
+def test_the_same_key_for_another_capability_is_422_and_it_does_not_run(transport, token):
+    """A2A, PactSpec's dispatcher and MCP reach every capability at one path: the key's request is
+    the capability too, so checkout with cart.add's key is refused, not answered cart.add's answer."""
+    key = {"Idempotency-Key": f"{transport.name}-other-capability-1"}
+    added = transport.call("cart.add", {"item_id": "mug"}, token=token, headers=key)
+    checkout = transport.call("checkout", {}, token=token, headers=key)
+
+    assert added.ok, added.body
+    refused(checkout, 422, "idempotency_conflict")
+    assert not checkout.replayed
+    assert not Order.objects.exists()
+
+
+def test_a_refusal_that_asks_for_a_retry_is_not_kept_under_its_key(transport, token, monkeypatch):
+    """A 409 releases the key whatever HTTP status the transport answered it with (A2A and MCP: 200),
+    so the retry runs instead of replaying the refusal. The 409 is the cart service's race (a
+    checkout froze the cart between its read and its write), staged: it is hard to time."""
+    add_to_cart = AcmeProvider.cart_add
+    calls = []
+
+    def frozen_the_first_time(provider, context, item_id, quantity):
+        calls.append(item_id)
+        if len(calls) == 1:
+            raise CapabilityError(409, "cart_not_open", "This cart was checked out a moment ago; send the "
+                                  "request again to use a new cart.")
+        return add_to_cart(provider, context, item_id, quantity)
+
+    monkeypatch.setattr(AcmeProvider, "cart_add", frozen_the_first_time)
+    key = {"Idempotency-Key": f"{transport.name}-retryable-1"}
+    first = transport.call("cart.add", {"item_id": "vase"}, token=token, headers=key)
+    again = transport.call("cart.add", {"item_id": "vase"}, token=token, headers=key)
+
+    refused(first, 409, "cart_not_open")
+    assert again.ok and not again.replayed, again.body
+    assert calls == ["vase", "vase"] and CartLine.objects.get().quantity == 1
 
 
 # 7. Audit

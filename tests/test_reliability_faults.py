@@ -62,6 +62,8 @@ def test_a_stopped_database_is_a_503_envelope_and_the_site_recovers_when_it_retu
         assert_unavailable(agent.get(f"{API}/search", {"q": "mug"}))
         assert_unavailable(agent.post(f"{API}/cart/add", {"item_id": "mug-celadon"}))
         assert_unavailable(agent.post(SESSION_PATH))
+        for transport in ("/.well-known/agents/pactspec/detail", "/.well-known/agents/a2a", "/mcp"):
+            assert_unavailable(requests.post(f"{on_postgres.url}{transport}", json={}, timeout=30))
         page = requests.get(f"{on_postgres.url}/", timeout=30)
         assert page.status_code == 503 and page.headers["Retry-After"] == "5"
         assert page.headers["Content-Type"].startswith("text/html") and "Back in a moment" in page.text

@@ -14,8 +14,8 @@ the MCP server. An adapter calls a capability one way and reads the wire format 
   JSON-RPC error whose `data[0]` is a google.rpc ErrorInfo (reason = the code in capitals,
   metadata `{"code", "status"}`) and, for parameters, a google.rpc BadRequest; HTTP 401 and
   429 for those refusals, else 200;
-- MCP: a JSON-RPC result, the CallToolResult: `structuredContent` is the data, or with `isError`
-  the envelope plus its `status` (HTTP 200); or a JSON-RPC error whose `data` is `{"code", "status",
+- MCP: a JSON-RPC result, the CallToolResult: `structuredContent` (and the text) is the data, or
+  with `isError` the text is the envelope plus its `status` (HTTP 200); or a JSON-RPC error whose `data` is `{"code", "status",
   "fields"?}`: the session's refusals at the transport's HTTP statuses (400 without a session, 404
   for one not live), 405, 413, 415, 429 and 503 at their own, a malformed message at 400, other
   message errors at 200. The session token travels as the Mcp-Session-Id, whichever header the
@@ -259,7 +259,7 @@ class A2A(Transport):
         body = (b'{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1",'
                 b'"role":"ROLE_USER","parts":[{"data":{"skill":' + json.dumps(capability).encode()
                 + b',"input":' + raw_input + b"}}]}}}")
-        return self.post(self.site.a2a_url, body, headers)
+        return self.post(self.site.a2a_url, body, {"A2A-Version": "1.0", **headers})
 
     def read(self, outcome):
         body = outcome.body
@@ -335,20 +335,22 @@ class Mcp(Transport):
             assert outcome.http_status == 200, body
             result = body["result"]
             assert isinstance(result["content"], list) and result["content"][0]["type"] == "text", body
-            content = result.get("structuredContent")
-            assert json.loads(result["content"][0]["text"]) == content, body
-            if result["isError"]:
+            content = json.loads(result["content"][0]["text"])
+            if result["isError"]:  # the envelope as text only: structured content must match the outputSchema
+                assert "structuredContent" not in result, body
                 assert set(content) <= {"ok", "error", "code", "status", "fields"} and content["ok"] is False, body
                 assert isinstance(content["error"], str) and content["error"], body
                 outcome.status, outcome.code, outcome.fields = content["status"], content["code"], content.get("fields")
                 assert 400 <= outcome.status < 500 and outcome.status not in (401, *self.HTTP_LEVEL_STATUSES), body
             else:
+                assert result["structuredContent"] == content, body
                 outcome.ok, outcome.data, outcome.status = True, content, 200
             return
         error = body["error"]
         assert isinstance(error["code"], int) and isinstance(error["message"], str) and error["message"], body
         outcome.rpc_code = error["code"]
         assert outcome.rpc_code != INTERNAL_ERROR, f"-32603 (internal error) for a call the server can answer: {body}"
+        assert body.get("id", "absent") is not None, f"an error without the request's id has no id: {body}"
         details = error["data"]
         assert set(details) <= {"code", "status", "fields"}, body
         outcome.code, outcome.status, outcome.fields = details["code"], details["status"], details.get("fields")
@@ -373,7 +375,7 @@ class Mcp(Transport):
         assert outcome.rpc_code == MALFORMED_RPC_CODE[code] and outcome.http_status == MALFORMED_STATUS[code], (
             outcome.body)
         if outcome.rpc_code == PARSE_ERROR:
-            assert outcome.body["id"] is None, outcome.body
+            assert "id" not in outcome.body, outcome.body
 
     def stable(self, body):
         return body

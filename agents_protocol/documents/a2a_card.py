@@ -93,7 +93,7 @@ def build_registry_card(config, origin, examples):
 def _description(config):
     intro = f"{config.site.description.rstrip('.')}. " if config.site.description else ""
     return (
-        f"{intro}Call a skill with SendMessage and one data part "
+        f"{intro}Call a skill with SendMessage (header A2A-Version: 1.0) and one data part "
         '{"skill": "<skill id>", "input": {<parameters>}}; the answer is a message with one data part. '
         f"Skills tagged `session` need Authorization: Bearer <session_token> from POST "
         f"{config.session.create_endpoint}."

@@ -4,15 +4,18 @@ An agent that lost an answer (a timeout, a dropped connection) sends the same re
 with the same `Idempotency-Key` header and gets the first answer back, instead of a second
 order or a second add to its cart:
 
-- same key, same request (method, path, body) → the stored answer, with `Idempotent-Replayed: true`;
+- same key, same request (method, path, capability, body) → the stored answer, with
+  `Idempotent-Replayed: true` (the capability counts because A2A, PactSpec's dispatcher and MCP
+  reach every capability at one path);
 - same key, another request → 422 `idempotency_conflict`;
 - the first request still running → 409 `idempotency_in_flight` with `Retry-After`.
 
 A key belongs to a scope: the session for calls with one, else the client address (session
 create, calls without a session), so no agent can replay another's answers. Keys are kept
 RETENTION (24 hours); an expired key is reused in place, and `manage.py agents_idempotency
-prune` (cron) deletes the rest. Answers that ask for a retry (5xx, 409, 429) are not kept:
-the key is released and the retry runs.
+prune` (cron) deletes the rest. Calls whose outcome asks for a retry (5xx, 409, 429) are not
+kept: the key is released and the retry runs. The outcome is the call's, not the HTTP status
+its answer went out with: A2A and MCP answer most refusals with 200.
 
 Stored answers can hold secrets the database otherwise keeps only as hashes (a session token,
 a checkout URL). So a record holds the key only as a hash of scope and key, and the answer
@@ -70,9 +73,11 @@ def scope_for(session, address):
     return f"session:{session.public_id}" if session is not None else f"address:{address}"
 
 
-def fingerprint(method, path, values):
-    """What makes two requests the same: method, path and the JSON body's values."""
-    canonical = json.dumps([method, path, values], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+def fingerprint(method, path, capability, values):
+    """What makes two requests the same: method, path, the capability called (its name, "" for
+    none) and the JSON body's values."""
+    canonical = json.dumps([method, path, capability, values], sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -97,10 +102,11 @@ def begin(scope, raw_key, request_fingerprint):
                           headers={"Retry-After": "1"})
 
 
-def finish(claim, status, body):
-    """Keep the answer for replays, or release the key when the answer asks for a retry."""
+def finish(claim, outcome_status, status, body):
+    """Keep the answer (its HTTP status and body) for replays, or release the key when the
+    call's outcome asks for a retry."""
     record = IdempotencyRecord.objects.filter(pk=claim.record_id)
-    if status >= 500 or status in RETRYABLE_STATUSES:
+    if outcome_status >= 500 or outcome_status in RETRYABLE_STATUSES:
         record.delete()
         return
     sealed = claim.box.encrypt(simplejson.dumps(body, use_decimal=True).encode())

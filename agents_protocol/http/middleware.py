@@ -22,7 +22,7 @@ from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import document_view
 from agents_protocol.http.exceptions import database_unavailable
 from agents_protocol.http.request_size import oversized
-from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN, is_api_path
+from agents_protocol.http.routing import AGENTS_NAMESPACE, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
 
 MCP_VIEW = "agents_protocol.transports.mcp.endpoint"
@@ -57,7 +57,7 @@ class AgentsApiMiddleware:
         try:
             config = current_config()
         except DatabaseError:
-            if document is None and not mcp and not request.path.startswith(API_PREFIX):
+            if document is None and not mcp and not request.path.startswith(AGENTS_NAMESPACE):
                 raise
             return backend_unavailable()
         with pinned_config(config):

@@ -188,7 +188,8 @@ class AgentView(APIView):
         if key is None:
             return None
         scope = idempotency.scope_for(session, client_address(request))
-        outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path, body))
+        capability = self.capability.name if self.capability is not None else ""
+        outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path, capability, body))
         if isinstance(outcome, idempotency.Replay):
             return Response(outcome.body, status=outcome.status, headers={"Idempotent-Replayed": "true"})
         self.idempotency_claim = outcome
@@ -286,8 +287,9 @@ class AgentView(APIView):
         """Store this answer under the Idempotency-Key it claimed (or release the key)."""
         if self.idempotency_claim is None:
             return
+        outcome_status, _ = self.outcome(response)
         try:
-            idempotency.finish(self.idempotency_claim, response.status_code, response.data)
+            idempotency.finish(self.idempotency_claim, outcome_status, response.status_code, response.data)
         except Exception:
             # The answer is on its way; the key stays in flight until IN_FLIGHT_LEASE, then runs again.
             logger.exception("Could not store the answer for its Idempotency-Key (request id %s)", self.request_id)

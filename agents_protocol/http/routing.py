@@ -19,6 +19,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 WELL_KNOWN = "/.well-known/"  # where every endpoint lives (models.ENDPOINT_PATH)
+AGENTS_NAMESPACE = "/.well-known/agents/"  # the API, the transports, the inspector: answered in JSON
 API_PREFIX = "/.well-known/agents/api"
 
 SESSION_CREATE, SESSION_DELETE, AUDIT = "session.create", "session.delete", "audit"

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from agents_protocol.audit.chain import SESSION_CREATE
 from agents_protocol.core.config import current_config
-from agents_protocol.core.errors import bad_request
+from agents_protocol.core.errors import bad_request, not_found
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.schema import validate_params
 from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
@@ -109,4 +109,14 @@ def raw_params(request, method):
     return body, query if method == "DELETE" else {}
 
 
+class UnknownEndpoint(AgentView):
+    """A path under the agents' namespace that names nothing (a misspelt skill, a trailing slash):
+    the envelope's 404 for every method, counted against the client address as the agent API's
+    404 is, where the site would answer its HTML page."""
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        raise not_found("Nothing is served at this path; /.well-known/agents.json lists the agent endpoints.")
+
+
 agent_api_view = AgentApiView.as_view()
+unknown_endpoint = UnknownEndpoint.as_view()

@@ -6,7 +6,9 @@ A refusal is a JSON-RPC error whose `data` holds A2A's typed details: a google.r
 ErrorInfo (reason: the protocol's code in capitals; metadata: `code`, `status`) and, for
 parameter problems, a google.rpc BadRequest with one field violation per parameter.
 Authentication and rate limits are answered at the HTTP level (401, 429), as A2A asks.
-No tasks are kept: every call completes in its answer.
+Requests carry `A2A-Version: 1.0` (without it, 0.3 is assumed, which is refused -32009).
+No tasks are kept: every call completes in its answer, and the binding's other methods get
+the errors the specification names for that.
 
 A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
 guards, parameter validation, Idempotency-Key and audit as the agent API.
@@ -15,12 +17,28 @@ import uuid
 
 from rest_framework.response import Response
 
+from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import find_capability
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
-UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = -32004, -32009
+TASK_NOT_FOUND, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = (
+    -32001, -32003, -32004, -32009)
+# The binding's other methods, with the error the specification names for an agent whose card
+# declares no streaming, push notifications or extended card, and which keeps no tasks (§3.3.4).
+UNSERVED_METHODS = {
+    "SendStreamingMessage": UNSUPPORTED_OPERATION,
+    "SubscribeToTask": UNSUPPORTED_OPERATION,
+    "GetExtendedAgentCard": UNSUPPORTED_OPERATION,
+    "ListTasks": UNSUPPORTED_OPERATION,
+    "GetTask": TASK_NOT_FOUND,
+    "CancelTask": TASK_NOT_FOUND,
+    "CreateTaskPushNotificationConfig": PUSH_NOTIFICATION_NOT_SUPPORTED,
+    "GetTaskPushNotificationConfig": PUSH_NOTIFICATION_NOT_SUPPORTED,
+    "ListTaskPushNotificationConfigs": PUSH_NOTIFICATION_NOT_SUPPORTED,
+    "DeleteTaskPushNotificationConfig": PUSH_NOTIFICATION_NOT_SUPPORTED,
+}
 HTTP_LEVEL_STATUSES = (401, 429)
 MALFORMED_BODY_CODES = {"invalid_json": PARSE_ERROR, "payload_too_large": INVALID_REQUEST,
                         "unsupported_media_type": INVALID_REQUEST, "invalid_request": INVALID_REQUEST,
@@ -29,6 +47,8 @@ ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
 ERROR_DOMAIN = "agents-protocol"
 SUPPORTED_VERSION = "1."
+VERSION_WITHOUT_HEADER = "0.3"  # what an agent must assume for an absent or empty A2A-Version (§3.6.2)
+USER_ROLE = "ROLE_USER"
 
 
 class RpcError(Exception):
@@ -51,11 +71,15 @@ class A2AView(AgentView):
         if isinstance(payload.get("id"), bool) or not isinstance(payload.get("id"), (str, int, type(None))):
             raise RpcError(INVALID_REQUEST, "The id must be a string, an integer or null.")
         self.rpc_id = payload.get("id")
-        if payload["method"] != "SendMessage":
-            raise RpcError(METHOD_NOT_FOUND, f"Method {payload['method']!r} not found; this agent serves SendMessage.")
-        version = request.headers.get("A2A-Version", "")
-        if version and not version.startswith(SUPPORTED_VERSION):
-            raise RpcError(VERSION_NOT_SUPPORTED, f"A2A version {version} is not supported; use 1.0.")
+        version = request.META.get("HTTP_A2A_VERSION", "").strip() or VERSION_WITHOUT_HEADER
+        if not version.startswith(SUPPORTED_VERSION):
+            raise RpcError(VERSION_NOT_SUPPORTED, f"A2A version {version} is not supported; send the header "
+                           "A2A-Version: 1.0 (without it, 0.3 is assumed).")
+        method = payload["method"]
+        if method != "SendMessage":
+            raise RpcError(UNSERVED_METHODS.get(method, METHOD_NOT_FOUND),
+                           f"Method {method!r} is not served; this agent answers SendMessage, in its answer, "
+                           "without tasks, streams or push notifications.")
         self.message = _message(payload.get("params"))
         skill, self.skill_input = _skill_call(self.message)
         self.capability = find_capability(self.config, skill)
@@ -66,7 +90,8 @@ class A2AView(AgentView):
 
     def post(self, request, *args, **kwargs):
         outcome = self.call_capability(self.skill_input)
-        if isinstance(outcome, Response):
+        if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
+            outcome.data = {**outcome.data, "id": self.rpc_id}
             return outcome
         return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": {"message": _answer(self.message, outcome)}})
 
@@ -74,6 +99,7 @@ class A2AView(AgentView):
         if isinstance(exc, RpcError):
             over_limit = self.count_refused_call()
             if over_limit is None:
+                self.refusal = CapabilityError(400, "invalid_request", exc.message)  # for the activity page
                 return self.error_response(exc.code, exc.message, exc.data)
             exc = over_limit
         refusal = self.refuse(exc)
@@ -100,6 +126,10 @@ def _message(params):
     message = params.get("message") if isinstance(params, dict) else None
     if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
         raise RpcError(INVALID_PARAMS, "params.message with parts is required.")
+    if not isinstance(message.get("messageId"), str) or not message["messageId"]:
+        raise RpcError(INVALID_PARAMS, "params.message.messageId is required: a string the client makes unique.")
+    if message.get("role") != USER_ROLE:
+        raise RpcError(INVALID_PARAMS, f"params.message.role must be {USER_ROLE}: the message is the client's.")
     return message
 
 
@@ -145,14 +175,14 @@ def _details(code, status, fields=None):
 
 
 def _answer(message, data):
-    answer = {
+    """The answer message, in the client's context, or a new one (a server's message has a context)."""
+    context_id = message.get("contextId")
+    return {
         "messageId": uuid.uuid4().hex,
+        "contextId": context_id if isinstance(context_id, str) and context_id else uuid.uuid4().hex,
         "role": "ROLE_AGENT",
         "parts": [{"data": data, "mediaType": "application/json"}],
     }
-    if isinstance(message.get("contextId"), str):
-        answer["contextId"] = message["contextId"]
-    return answer
 
 
 rpc = A2AView.as_view()

@@ -11,11 +11,11 @@ POST, answered with one JSON body (`application/json`), never a stream.
     DELETE                     ends the session and seals its audit trail, like the agent API's
 
 Messages are read and written with the official types (`mcp_types`, what `mcp.types` is).
-A capability's refusal is a tool result with `isError` whose structured content is the
-envelope plus its status; a malformed message is a JSON-RPC error carrying
-`{"code", "status", "fields"?}` in `data`. The session's problems are the transport's HTTP
-statuses (400 without Mcp-Session-Id, 404 for one unknown, ended or expired), as are 413,
-415, 429 and 503.
+A capability's refusal is a tool result with `isError` whose text is the envelope plus its
+status (JSON); a malformed message is a JSON-RPC error carrying `{"code", "status", "fields"?}`
+in `data`. The session's problems are the transport's HTTP statuses (400 without
+Mcp-Session-Id, 404 for one unknown, ended or expired), whatever the message, as are 413, 415,
+429 and 503.
 
 A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
 guards, parameter validation, Idempotency-Key and audit as the agent API.
@@ -31,6 +31,7 @@ from rest_framework.response import Response
 
 from agents_protocol.audit.chain import SESSION_CREATE
 from agents_protocol.core import codec
+from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.invocation import find_capability
 from agents_protocol.core.schema import validate_params
@@ -88,22 +89,24 @@ class McpView(AgentView):
                            "not_found", 404, 404)
         check_origin(request, self.config, self.origin)
         self.requires_session = True
+        self.protocol_version = requested_version(request)
         if request.method == "DELETE":
             self.counts_per_session = False
             return
         check_declared_length(request._request)
         check_accept(request)
-        self.protocol_version = requested_version(request)
         message = read_message(request.data)
-        if isinstance(message, types.JSONRPCNotification):
-            check_notification(message, self.protocol_version)
-        if not isinstance(message, types.JSONRPCRequest):
-            return  # a notification or a response: 202 once the session is known
-        self.rpc_id, self.rpc_method = message.id, message.method
-        if message.method == "initialize":
+        if isinstance(message, types.JSONRPCRequest):
+            self.rpc_id, self.rpc_method = message.id, message.method
+        if self.rpc_method == "initialize":
             self.requires_session, self.counts_per_session = False, False
             self.initialize_params = initialize_params(message)
             return
+        self.authenticate_session(request)
+        if isinstance(message, types.JSONRPCNotification):
+            check_notification(message, self.protocol_version)
+        if not isinstance(message, types.JSONRPCRequest):
+            return  # a notification or a response: 202
         call = parse_request(message, self.protocol_version)
         if isinstance(call, types.CallToolRequest):
             self.capability = find_capability(self.config, call.params.name)
@@ -111,6 +114,13 @@ class McpView(AgentView):
                 raise McpError(types.INVALID_PARAMS, f"Unknown tool {call.params.name!r}; see tools/list.",
                                "unknown_tool", fields={"name": "Must be the name of a tool from tools/list."})
             self.arguments = call.params.arguments or {}
+
+    def authenticate_session(self, request):
+        """The session before anything about the message, as Streamable HTTP asks: a request without
+        one is 400, with one not live 404, whatever it says (initial() finds it authenticated)."""
+        self.perform_authentication(request)
+        self.agent_session = request.auth
+        self.check_permissions(request)
 
     def post(self, request, *args, **kwargs):
         if self.rpc_method is None:
@@ -171,6 +181,7 @@ class McpView(AgentView):
         if isinstance(exc, McpError):
             over_limit = self.count_refused_call()
             if over_limit is None:
+                self.refusal = CapabilityError(exc.status, exc.code, exc.message)  # for the activity page
                 return self.rpc_error(exc)
             exc = over_limit
         refusal = self.refuse(exc)
@@ -186,7 +197,9 @@ class McpView(AgentView):
             data["fields"] = error.fields
         body = types.JSONRPCError(jsonrpc="2.0", id=self.rpc_id,
                                   error=types.ErrorData(code=error.rpc_code, message=error.message, data=data))
-        return Response(body.model_dump(by_alias=True), status=error.http_status, headers=error.headers)
+        # Without the request's id (unreadable, or not a request) the error has none: the schema's `id?`.
+        return Response(body.model_dump(by_alias=True, exclude_none=True), status=error.http_status,
+                        headers=error.headers)
 
 
 def check_origin(request, config, origin):
@@ -225,10 +238,14 @@ def read_message(payload):
         raise McpError(types.INVALID_REQUEST, "Send one JSON-RPC message per request; batches are not supported.",
                        "invalid_request", 400, 400)
     try:
-        return types.jsonrpc_message_adapter.validate_python(payload, by_name=False)
+        message = types.jsonrpc_message_adapter.validate_python(payload, by_name=False)
     except ValidationError:
         raise McpError(types.INVALID_REQUEST, "The body is not a JSON-RPC 2.0 message.", "invalid_request",
                        400, 400) from None
+    if isinstance(message, types.JSONRPCNotification) and "id" in payload:  # a notification ignores what it lacks
+        raise McpError(types.INVALID_REQUEST, "A request's id must be a string or an integer, not null.",
+                       "invalid_request", 400, 400)
+    return message
 
 
 def check_notification(message, version):
@@ -301,14 +318,15 @@ def dumped(answer):
 
 
 def tool_result(data, is_error=False):
-    """A CallToolResult in wire form: the capability's data (or refusal) as structured content and,
-    for clients that read text, as JSON text.
+    """A CallToolResult in wire form: the capability's data as structured content and, for clients
+    that read text, as JSON text; a refusal as JSON text only, since structured content must match
+    the tool's outputSchema (some clients check it even with isError).
 
     Written as its wire dict rather than built as the version-free model and dumped again;
     McpView.result validates it against the negotiated revision's schema, as every result.
     """
     result = {"content": [{"type": "text", "text": codec.encode(data).decode()}], "isError": is_error}
-    if isinstance(data, dict):
+    if isinstance(data, dict) and not is_error:
         result["structuredContent"] = data
     return result
 
