@@ -29,7 +29,8 @@ from django_ratelimit import core
 from acme.agents import AcmeProvider
 from agents_protocol.audit import verify
 from agents_protocol.core.errors import CapabilityError
-from agents_protocol.models import RateLimitConfig
+from agents_protocol.http.sessions import end_session
+from agents_protocol.models import AgentSession, AuditEvent, RateLimitConfig
 from cart.models import CartLine, Order
 from tests.factories import make_agent_session, make_product
 from tests.test_hostile_input import stored_state
@@ -308,6 +309,26 @@ def sealed_trail(base_url, token):
 
 def trail(artifact):
     return [(e["capability"], e["policy_result"]) for e in artifact["events"]]
+
+
+@pytest.mark.usefixtures("key_file")
+def test_a_session_ended_during_a_change_refuses_the_change_and_its_trail_ends_as_sealed(
+        transport, shop, live_server, monkeypatch):
+    """The change and its event commit together: a session ended (by another request) between the
+    call's authentication and its write refuses the change, 401 session_ended, instead of
+    committing a change its sealed trail will never show. The race is staged inside the call."""
+    token, session_id = start_session(live_server.url)
+    add_to_cart = AcmeProvider.cart_add
+
+    def ended_meanwhile(provider, context, item_id, quantity):
+        end_session(AgentSession.objects.get(pk=context.session.pk), "deleted")
+        return add_to_cart(provider, context, item_id, quantity)
+
+    monkeypatch.setattr(AcmeProvider, "cart_add", ended_meanwhile)
+    refused(transport.call("cart.add", {"item_id": "mug"}, token=token), 401, "session_ended")
+    assert not CartLine.objects.exists()
+    events = AuditEvent.objects.filter(session__public_id=session_id).order_by("seq")
+    assert [event.capability for event in events] == ["session.create", "session.end"]
 
 
 @pytest.mark.usefixtures("key_file")

@@ -116,3 +116,18 @@ def test_forged_forwarded_for_does_not_escape_the_address_limit_on_either_instan
     remaining = fresh_window(search_on(a))
     assert remaining == 14
     assert_exact(burst(alternating(search_on(a), search_on(b), remaining + 4)), allowed=remaining)
+
+
+def test_nul_characters_anywhere_an_agent_can_put_them_are_refused_not_a_500(instances):
+    """PostgreSQL refuses text holding NUL, which SQLite stores: each way such text could reach a
+    query is refused first, with the envelope's 4xx."""
+    a, _ = instances
+    agent = AgentClient(a.url)
+    agent.start_session(agent_name="nul-test")
+    assert_error(agent.get(f"{API}/audit/ses_%00"), 404, "unknown_session")
+    assert_error(agent.get(f"{API}/detail/mug%00"), 400, "invalid_params")
+    assert_error(agent.get(f"{API}/search", {"q": "mug\x00"}), 400, "invalid_params")
+    assert_error(agent.post(f"{API}/cart/add", {"item_id": "mug\x00"}), 400, "invalid_params")
+    assert_error(AgentClient(a.url).post(SESSION_PATH, {"agent_name": "a\x00"}), 400, "invalid_params")
+    inspected = requests.get(f"{a.url}/.well-known/agents/inspect/%00", timeout=10)
+    assert inspected.status_code == 404

@@ -32,6 +32,7 @@ from agents_protocol.audit.hashing import (
 from agents_protocol.audit.keys import key_id, public_key_b64, sign_b64
 from agents_protocol.audit.redaction import redact
 from agents_protocol.audit.signing import current_key_record, signing_key
+from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.models import (
     AgentSession,
@@ -85,6 +86,14 @@ class PendingEvent:
             event = self._move_head_and_insert()
             transaction.on_commit(self._settle)
         return event
+
+    def append_with_change(self):
+        """append(), called in the transaction of the call's change: a session that ended since the
+        call authenticated refuses the change (the 401 rolls it back), so no change commits
+        without its event in the trail that was sealed."""
+        if self.append() is None and self.session.audited:
+            raise CapabilityError(401, "session_ended", "This session ended during the call; nothing was changed. "
+                                  "Start a new session.", headers={"WWW-Authenticate": 'Bearer realm="agents"'})
 
     def _move_head_and_insert(self):
         connection = default_connection()

@@ -15,6 +15,8 @@ def artifact_for(session_id, raw_token):
     if not raw_token:
         raise CapabilityError(401, "session_required", "Send the session's token to fetch its audit trail.",
                               headers={"WWW-Authenticate": 'Bearer realm="agents"'})
+    if "\x00" in session_id:  # no session's id; PostgreSQL refuses text holding NUL
+        raise _unknown()
     session = AgentSession.objects.filter(public_id=session_id).first()
     if session is None or not hmac.compare_digest(session.token_hash, hash_token(raw_token)):
         raise _unknown()

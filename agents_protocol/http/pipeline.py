@@ -176,7 +176,7 @@ class AgentView(APIView):
             return replay
         pending = self.audited_call.prepare(self.request) if self.audited_call else None
         data = run_handler(self.config, capability, params, session, self.origin,
-                           append_audit_event=pending.append if pending else None)
+                           append_audit_event=pending.append_with_change if pending else None)
         if self.audited_call is not None:
             self.audited_call.handled = True
         return data
