@@ -4,15 +4,18 @@ django-ratelimit's clock is frozen (and moved by hand where a test needs the nex
 so no window can end in the middle of a test. The counters are real: the site's cache.
 """
 import hashlib
+from importlib import import_module
 from types import SimpleNamespace
 
 import pytest
+from django.db import connection
+from django.db.migrations.loader import MigrationLoader
 from django.test import RequestFactory
 from django_ratelimit import core
 
 from agents_protocol.http.client import client_address
 from agents_protocol.http.limits import rate_key
-from agents_protocol.models import AuditEvent, RateLimitConfig
+from agents_protocol.models import AgentSession, AuditEvent, RateLimitConfig
 from tests.api_client import API, SESSION_PATH
 from tests.factories import make_agent_session
 from tests.servers import free_port
@@ -205,6 +208,33 @@ def test_behind_a_trusted_proxy_each_client_has_its_own_budget(client, clock, se
     assert client.get(SEARCH, HTTP_X_FORWARDED_FOR="203.0.113.1").status_code == 200
     assert client.get(SEARCH, HTTP_X_FORWARDED_FOR="203.0.113.1").status_code == 429
     assert client.get(SEARCH, HTTP_X_FORWARDED_FOR="203.0.113.2").status_code == 200
+
+
+def test_max_sessions_counts_an_ipv6_client_by_its_64_as_the_rate_limit_does(client, clock, settings):
+    """One host holds a whole /64: a new address from it is no new allowance of sessions."""
+    trust_proxies(settings, 1)
+    config = RateLimitConfig.load()
+    config.max_sessions = 1
+    config.save()
+    responses = [create_session(client, HTTP_X_FORWARDED_FOR=address)
+                 for address in ("2001:db8:1:2::1", "2001:db8:1:2:ffff::9", "2001:db8:1:3::1")]
+    assert [r.status_code for r in responses] == [201, 429, 201]
+    assert responses[1].json()["code"] == "too_many_sessions"
+    assert sorted(AgentSession.objects.values_list("client_address", "client_network")) == [
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"), ("2001:db8:1:3::1", "2001:db8:1:3::/64")]
+
+
+@pytest.mark.django_db
+def test_the_migration_gives_the_sessions_of_an_existing_install_their_network():
+    for address in ("2001:db8:1:2::1", "2001:db8:1:2:ffff::9", "203.0.113.7"):
+        make_agent_session(client_address=address)
+    AgentSession.objects.update(client_network="")
+    apps = MigrationLoader(connection).project_state(("agents_protocol", "0021_session_client_network")).apps
+
+    import_module("agents_protocol.migrations.0021_session_client_network").fill_networks(apps, None)
+
+    assert sorted(AgentSession.objects.values_list("client_network", flat=True)) == [
+        "2001:db8:1:2::/64", "2001:db8:1:2::/64", "203.0.113.7"]
 
 
 def test_max_sessions_counts_the_address_behind_the_trusted_proxy(client, clock, settings):

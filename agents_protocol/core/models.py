@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from agents_protocol.core import schema as param_rules
 from agents_protocol.core.fields import RowIdField
+from agents_protocol.core.networks import address_network
 
 CAPABILITY_NAME = RegexValidator(
     r"^[a-z][a-z0-9_.]*$",
@@ -323,6 +324,8 @@ class AgentSession(models.Model):
     # The secret of the session's inspect_url (inspector/), another than the token, kept as its SHA-256.
     inspect_hash = models.CharField(max_length=64, blank=True, db_index=True)
     client_address = models.GenericIPAddressField(unpack_ipv4=True)
+    # What max_sessions counts by, as the rate limit does: the address, an IPv6 one by its /64.
+    client_network = models.CharField(max_length=64, blank=True, editable=False)
     agent_name = models.CharField(max_length=200, blank=True)
     agent_version = models.CharField(max_length=100, blank=True)
     purpose = models.CharField(max_length=500, blank=True)
@@ -337,10 +340,15 @@ class AgentSession(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["client_address", "expires_at"])]
+        indexes = [models.Index(fields=["client_network", "expires_at"])]
 
     def __str__(self):
         return self.public_id
+
+    def save(self, *args, **kwargs):
+        if not self.client_network:
+            self.client_network = address_network(self.client_address)
+        super().save(*args, **kwargs)
 
 
 class CheckoutHandoff(models.Model):

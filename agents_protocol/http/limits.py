@@ -16,7 +16,6 @@ protocol's interaction API defines it; past the limit the call is refused with a
 60): Reset minus the current second. A cache that cannot count (Redis down) makes the call a
 503 `backend_unavailable`. django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
 """
-import ipaddress
 import logging
 from functools import lru_cache
 from typing import NamedTuple
@@ -27,6 +26,7 @@ from django_ratelimit.core import get_usage
 from agents_protocol.core import sandbox
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.networks import address_network
 from agents_protocol.http.client import client_address
 
 GROUP = "agents_protocol.api"
@@ -61,10 +61,7 @@ def rate_key(request, session=None):
 @lru_cache(maxsize=4096)
 def address_key(address_text):
     """`address:<ip>`, an IPv6 address by its /64 (parsing an address costs more than the count)."""
-    address = ipaddress.ip_address(address_text)
-    if address.version == 6:
-        return f"address:{ipaddress.ip_network(f'{address}/64', strict=False)}"
-    return f"address:{address}"
+    return f"address:{address_network(address_text)}"
 
 
 def count(request, session=None, rate_limit=None):

@@ -17,6 +17,7 @@ from agents_protocol.audit.chain import close_and_seal
 from agents_protocol.core import sandbox
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import AgentSession
+from agents_protocol.core.networks import address_network
 from agents_protocol.core.sql import ModelRows
 
 INSPECTOR_PATH = "/.well-known/agents/inspect/"  # agents_protocol.urls routes it to inspector/views.py
@@ -32,14 +33,16 @@ def hash_token(raw_token):
 def create_session(client_address, ttl_seconds, max_sessions, audited=False, **agent):
     """A new session and its raw token (shown once, stored only as a hash).
 
-    Refuses with 429 once the address holds `max_sessions` live sessions; Retry-After
+    Refuses with 429 once the address (an IPv6 one: its /64, as the rate limit counts it) holds
+    `max_sessions` live sessions; Retry-After
     says when the oldest of them expires. The sandbox may shorten `ttl_seconds` (core/sandbox.py).
     """
     ttl_seconds = sandbox.session_ttl(agent.get("agent_name", ""), ttl_seconds)
     now = timezone.now()
+    network = address_network(client_address)
     with transaction.atomic():
-        _serialize_creates_of(client_address)
-        live = AgentSession.objects.filter(client_address=client_address, ended_at__isnull=True, expires_at__gt=now)
+        _serialize_creates_of(network)
+        live = AgentSession.objects.filter(client_network=network, ended_at__isnull=True, expires_at__gt=now)
         if live.count() >= max_sessions:
             raise _too_many_sessions(live, max_sessions, now)
         raw_token, inspect_secret = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
@@ -48,6 +51,7 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
             token_hash=hash_token(raw_token),
             inspect_hash=hash_token(inspect_secret),
             client_address=client_address,
+            client_network=network,
             created_at=now,
             expires_at=now + timedelta(seconds=ttl_seconds),
             audited=audited,
@@ -71,8 +75,8 @@ def session_for_inspector(secret):
     return session
 
 
-def _serialize_creates_of(client_address):
-    """Make parallel creates of one address count and insert one after the other.
+def _serialize_creates_of(network):
+    """Make parallel creates of one address (network) count and insert one after the other.
 
     SQLite runs one write transaction at a time already (transaction_mode IMMEDIATE). On
     PostgreSQL two creates could both count max_sessions - 1 live sessions and both insert:
@@ -80,7 +84,7 @@ def _serialize_creates_of(client_address):
     """
     if connection.vendor != "postgresql":
         return
-    digest = hashlib.sha256(f"agents_protocol.sessions:{client_address}".encode()).digest()
+    digest = hashlib.sha256(f"agents_protocol.sessions:{network}".encode()).digest()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
 
