@@ -41,6 +41,10 @@ class CheckoutForm(forms.Form):
             raise forms.ValidationError("Enter a valid card number of 12 to 19 digits, e.g. 4242 4242 4242 4242.")
         return digits
 
+    def details(self):
+        """What the human typed, without the card number: what their browser may show them again."""
+        return {name: self.cleaned_data[name] for name in ("name", "email", "shipping_address")}
+
     def customer(self):
         data = self.cleaned_data
         return Customer(

@@ -3,6 +3,9 @@
 Every rule lives in services.py; these views pick the page for the order's state and
 turn refusals into that page with the right status. After a change they redirect to the
 page (POST, redirect, GET), so a reload never submits twice.
+
+The agent holds the same link it gave the human, so the human's details are shown again only
+to the browser that typed them (kept in its session), never read back from the order.
 """
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -29,10 +32,11 @@ def handoff(request, token):
     if not order.is_open:
         return _closed_page(request, order)
     if request.method == "GET":
-        return _review_page(request, token, order, _details_form(order))
+        return _review_page(request, token, order, _details_form(request, order))
     form = CheckoutForm(request.POST)
     if not form.is_valid():
         return _review_page(request, token, order, form, status=400)
+    request.session[_details_key(order)] = form.details()
     return _run(request, token, order, form, lambda: services.confirm_order(order, form.customer()))
 
 
@@ -43,16 +47,17 @@ def reduce_line(request, token, line_id):
     form = ReduceLineForm(request.POST)
     if not form.is_valid():
         error = services.HandoffError("Choose a quantity below the one in the order.", status=400)
-        return _review_page(request, token, order, _details_form(order), error=error)
+        return _review_page(request, token, order, _details_form(request, order), error=error)
     quantity = form.cleaned_data["quantity"]
-    return _run(request, token, order, _details_form(order), lambda: services.reduce_line(order, line_id, quantity))
+    return _run(request, token, order, _details_form(request, order),
+                lambda: services.reduce_line(order, line_id, quantity))
 
 
 @never_cache
 @require_POST
 def cancel(request, token):
     order = _order_or_404(token)
-    return _run(request, token, order, _details_form(order), lambda: services.cancel_order(order))
+    return _run(request, token, order, _details_form(request, order), lambda: services.cancel_order(order))
 
 
 def _run(request, token, order, form, action):
@@ -76,7 +81,8 @@ def _order_or_404(token):
 def _closed_page(request, order):
     services.expire_if_overdue(order)
     template, status = CLOSED_PAGES[order.current_status]
-    return render(request, template, {"order": order, "lines": order.lines.all()}, status=status)
+    context = {"order": order, "lines": order.lines.all(), "typed_here": _details_key(order) in request.session}
+    return render(request, template, context, status=status)
 
 
 def _review_page(request, token, order, form, *, error=None, status=None):
@@ -94,10 +100,10 @@ def _review_page(request, token, order, form, *, error=None, status=None):
     return render(request, "cart/handoff.html", context, status=status or (error.status if error else 200))
 
 
-def _details_form(order):
-    """The details form, filled with what the human typed on a refused attempt."""
-    return CheckoutForm(initial={
-        "name": order.customer_name,
-        "email": order.customer_email,
-        "shipping_address": order.shipping_address,
-    })
+def _details_form(request, order):
+    """The details form, filled with what this browser typed on a refused attempt (none for another)."""
+    return CheckoutForm(initial=request.session.get(_details_key(order), {}))
+
+
+def _details_key(order):
+    return f"cart.handoff.details.{order.pk}"

@@ -172,6 +172,26 @@ def test_the_decline_test_card_is_declined_and_another_card_can_retry(human, mug
     assert stock(mug) == 8
 
 
+def test_the_agent_holding_the_same_link_never_sees_what_the_human_typed(human, mug):
+    """The agent gave the human this link and still holds it: the human's details come back only
+    in the browser that typed them, before the order is paid and after."""
+    agent = requests.Session()
+    declined = human.confirm(name="Grace Hopper", card_number="4000 0000 0000 0002")
+    assert declined.status_code == 402
+    assert 'value="Grace Hopper"' in human.open().text
+    open_page = agent.get(human.url, timeout=TIMEOUT).text
+    assert "The last payment attempt was declined." in open_page
+    for detail in ("Grace Hopper", "ada@example.com", "Loom Lane"):
+        assert detail not in open_page
+
+    confirmed = human.confirm(name="Grace Hopper", card_number="4242-4242-4242-4242")
+    assert "your order is confirmed" in confirmed.text and "1 Loom Lane<br>London" in confirmed.text
+    seen_by_agent = agent.get(human.url, timeout=TIMEOUT).text
+    assert "your order is confirmed" in seen_by_agent and the_order().number in seen_by_agent
+    for detail in ("Grace Hopper", "Loom Lane"):
+        assert detail not in seen_by_agent
+
+
 def test_the_pending_test_card_leaves_the_order_pending_until_another_card_pays(human, mug):
     pending = human.confirm(card_number="4000 0000 0000 3063")
 
