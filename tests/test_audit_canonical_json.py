@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agents_protocol.audit.chain import _event
 from agents_protocol.audit.hashing import EVENT_FIELDS, canonical_json, event_hash, is_plain
-from agents_protocol.audit.redaction import digest
+from agents_protocol.audit.redaction import digest, redact
 
 THOROUGH = settings(max_examples=1000, deadline=None, derandomize=True, database=None)
 SAFE = 2**53 - 1
@@ -97,3 +97,24 @@ def test_what_rfc8785_refuses_is_refused(value):
 def test_redacted_values_are_digests_of_the_canonical_json():
     value = {"street": "Rue \u2028 1", "floor": 3}
     assert digest(value) == "sha256:" + hashlib.sha256(rfc8785.dumps(value)).hexdigest()
+
+
+@pytest.mark.parametrize("params, kept, hidden", [
+    ({"email": "a@example.com", "item_id": "mug"}, {"item_id": "mug"}, ["email"]),
+    ({"customer_email": "a@example.com", "shipping_address": "1 Loom Lane", "phone_number": "+44 1",
+      "api_key": "k"}, {}, ["customer_email", "shipping_address", "phone_number", "api_key"]),
+    ({"recipients": [{"email": "a@example.com", "role": "to"}, "plain"]},
+     {"recipients": [{"role": "to"}, "plain"]}, []),
+    ({"agent_name": "shopper", "name": "Ada"}, {"agent_name": "shopper"}, ["name"]),
+])
+def test_sensitive_values_are_hashed_at_any_depth_and_under_compound_names(params, kept, hidden):
+    redacted = redact(params)
+    for name in hidden:
+        assert redacted[name] == digest(params[name])
+    visible = {name: value for name, value in redacted.items() if name not in hidden}
+    if "recipients" in params:
+        email = params["recipients"][0]["email"]
+        assert redacted["recipients"][0]["email"] == digest(email)
+        visible["recipients"][0] = {k: v for k, v in redacted["recipients"][0].items() if k != "email"}
+    assert visible == kept
+    assert "a@example.com" not in canonical_json(redacted).decode()

@@ -1,10 +1,15 @@
-"""Sensitive parameters enter the chain only as `sha256:<hex>` of their canonical JSON."""
+"""Sensitive parameters enter the chain only as `sha256:<hex>` of their canonical JSON.
+
+A value is sensitive by its name, at any depth (objects inside lists too): the names below,
+or a name containing one of the parts (`customer_email`, `shipping_address`, `api_key`).
+Once in the signed chain a value can never be taken out again, so the net is wide.
+"""
 import hashlib
 
 from agents_protocol.audit.hashing import canonical_json
 
-SENSITIVE_NAMES = {"email", "message", "name", "phone", "address", "authorization"}
-SENSITIVE_PARTS = ("token", "secret", "password", "key")
+SENSITIVE_NAMES = {"name", "message", "authorization"}
+SENSITIVE_PARTS = ("email", "phone", "address", "token", "secret", "password", "key")
 
 
 def is_sensitive(name):
@@ -17,7 +22,12 @@ def digest(value):
 
 
 def redact(params):
-    return {
-        name: digest(value) if is_sensitive(name) else (redact(value) if isinstance(value, dict) else value)
-        for name, value in params.items()
-    }
+    return {name: digest(value) if is_sensitive(name) else _redacted(value) for name, value in params.items()}
+
+
+def _redacted(value):
+    if isinstance(value, dict):
+        return redact(value)
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
