@@ -6,8 +6,12 @@ and undoes the whole append, and while Django captures queries it sees both stat
 import pytest
 from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
+from agents_protocol.audit import chain, verify
 from agents_protocol.audit.chain import PendingEvent, record_event
+from agents_protocol.audit.keys import public_key_b64
+from agents_protocol.audit.signing import signing_key
 from agents_protocol.audit.hashing import event_hash
 from agents_protocol.models import AgentSession, AuditEvent
 from tests.factories import make_agent_session
@@ -75,3 +79,21 @@ def test_captured_queries_see_both_statements_of_the_append():
         record(session, item_id="mug-1")
     statements = [query["sql"].split()[0] for query in captured.captured_queries]
     assert statements.count("UPDATE") == 1 and statements.count("INSERT") == 1
+
+
+@pytest.mark.usefixtures("key_file")
+def test_an_event_made_where_the_clock_is_behind_keeps_the_chain_in_time_and_the_seal_verifies(monkeypatch):
+    """Calls of one session may reach hosts whose clocks differ: an event is never stamped before
+    the head it extends, whether the session was read before the head moved or after."""
+    session = make_agent_session(audited=True)
+    first = record_event(session, capability=chain.SESSION_CREATE, method="POST", path="/api/session", params={},
+                         response_status=201, policy_result="allowed")
+    monkeypatch.setattr(chain, "timestamp_now", lambda: "2001-01-01T00:00:00.000000Z")  # a host far behind
+    second = record(session, item_id="mug-2")
+    read_elsewhere = AgentSession.objects.get(pk=session.pk)
+    third = record(read_elsewhere, item_id="mug-3")
+    assert first["timestamp"] == second["timestamp"] == third["timestamp"] > "2001"
+
+    body = chain.close_and_seal(read_elsewhere, "deleted", timezone.now())
+    assert [event["timestamp"] for event in body["events"]][-1] == first["timestamp"]
+    assert verify(body, public_key_b64(signing_key().verify_key)).ok

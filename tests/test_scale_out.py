@@ -122,6 +122,7 @@ def test_nul_characters_anywhere_an_agent_can_put_them_are_refused_not_a_500(ins
     """PostgreSQL refuses text holding NUL, which SQLite stores: each way such text could reach a
     query is refused first, with the envelope's 4xx."""
     a, _ = instances
+    set_rate_limit(a, 10_000)  # the tests before spent this address's budget
     agent = AgentClient(a.url)
     agent.start_session(agent_name="nul-test")
     assert_error(agent.get(f"{API}/audit/ses_%00"), 404, "unknown_session")

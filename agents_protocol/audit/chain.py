@@ -100,30 +100,35 @@ class PendingEvent:
         with statement_cursor(connection) as cursor:
             while True:
                 event = self.event
-                cursor.execute(MOVE_LIVE_HEAD, [event["seq"], event["event_hash"], self.session.pk, event["seq"] - 1])
+                cursor.execute(MOVE_LIVE_HEAD, [event["seq"], event["event_hash"], event["timestamp"], self.session.pk,
+                                                event["seq"] - 1])
                 if cursor.rowcount == 1:
                     insert_event(cursor, connection, self.session.pk, event, self.hint)
-                    self.session.event_count, self.session.last_event_hash = event["seq"], event["event_hash"]
+                    session = self.session
+                    session.event_count, session.last_event_hash = event["seq"], event["event_hash"]
+                    session.last_event_at = event["timestamp"]
                     return event
                 cursor.execute(LIVE_HEAD, [self.session.pk])
                 head = cursor.fetchone()
                 if head is None:
                     return None
-                self.session.event_count, self.session.last_event_hash = head
+                self.session.event_count, self.session.last_event_hash, self.session.last_event_at = head
                 self.event = self._make()
 
     def _make(self):
-        return _event(self.session.event_count + 1, self.session.last_event_hash, **self.fields)
+        session = self.session
+        return _event(session.event_count + 1, session.last_event_hash, **self.fields, not_before=session.last_event_at)
 
     def _settle(self):
         self.settled = True
 
 
 MOVE_LIVE_HEAD = (
-    "UPDATE agents_protocol_agentsession SET event_count = %s, last_event_hash = %s"
+    "UPDATE agents_protocol_agentsession SET event_count = %s, last_event_hash = %s, last_event_at = %s"
     " WHERE id = %s AND event_count = %s AND ended_at IS NULL"
 )
-LIVE_HEAD = "SELECT event_count, last_event_hash FROM agents_protocol_agentsession WHERE id = %s AND ended_at IS NULL"
+LIVE_HEAD = ("SELECT event_count, last_event_hash, last_event_at FROM agents_protocol_agentsession"
+             " WHERE id = %s AND ended_at IS NULL")
 STORE_HEAD_HASH = "UPDATE agents_protocol_agentsession SET last_event_hash = %s WHERE id = %s"
 INSERT_EVENT = (
     'INSERT INTO agents_protocol_auditevent (session_id, seq, event_id, "timestamp", capability, method, path, params,'
@@ -173,12 +178,16 @@ def new_event_id():
     return f"evt_{time.time_ns() // 1000:013x}{secrets.randbits(44):011x}"
 
 
-def _event(seq, prev_hash, capability, method, path, params, response_status, policy_result):
-    """The event that follows `prev_hash` as number `seq`, with its hash; `params` already redacted."""
+def _event(seq, prev_hash, capability, method, path, params, response_status, policy_result, not_before=""):
+    """The event that follows `prev_hash` as number `seq`, with its hash; `params` already redacted.
+
+    Its time is now, or the previous event's (`not_before`) if that is later: in one chain time
+    never goes back, though its calls may reach hosts whose clocks differ a little.
+    """
     event = {
         "seq": seq,
         "event_id": new_event_id(),
-        "timestamp": timestamp_now(),
+        "timestamp": max(timestamp_now(), not_before),
         "capability": capability,
         "method": method,
         "path": path,
@@ -205,8 +214,10 @@ def close_and_seal(session, reason, ended_at, *, method="", path=""):
         if not session.audited:
             return None
         if ended:
-            head = AgentSession.objects.values_list("event_count", "last_event_hash").get(pk=session.pk)
-            event = _event(*head, SESSION_END, method, path, redact({"reason": reason}), 200, f"ended:{reason}")
+            seq, prev_hash, not_before = AgentSession.objects.values_list(
+                "event_count", "last_event_hash", "last_event_at").get(pk=session.pk)
+            event = _event(seq, prev_hash, SESSION_END, method, path, redact({"reason": reason}), 200,
+                           f"ended:{reason}", not_before=not_before)
             connection = default_connection()
             with connection.cursor() as cursor:
                 insert_event(cursor, connection, session.pk, event)

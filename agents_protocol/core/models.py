@@ -337,6 +337,8 @@ class AgentSession(models.Model):
     # Head of the audit chain, moved under this row's lock so parallel requests never fork it.
     event_count = models.PositiveIntegerField(default=0)
     last_event_hash = models.CharField(max_length=64, blank=True)
+    # The head event's timestamp: the next is never earlier, whichever host's clock makes it.
+    last_event_at = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
