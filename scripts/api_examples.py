@@ -186,7 +186,9 @@ sentence each test comes from, and asserts each entry below.
   is `allowed`, `refused:<code>` (the refusal the agent received), `replayed` or
   `ended:<reason>`, not `allow`/`deny`. The agent's name, version and purpose are the first
   event's params, not a top-level `agent` object: in the chain they are covered by the
-  signature, which signs `root_hash`, computed over the events only. `session_id` is the public
+  signature, which signs `root_hash`, computed over the events only. For the same reason the
+  first event's params name the session (`session_id`) and the last's its end (`reason`); the
+  verifier checks the artifact's `session_id` and `end_reason` against them. `session_id` is the public
   id, `site` the site's name; `format`, `end_reason`, `algorithm`, `canonicalization` and
   `key_id` say how to verify it (events are hashed as RFC 8785 JSON: the branch's "serialize",
   made exact).

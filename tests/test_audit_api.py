@@ -77,7 +77,10 @@ def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
         ("contact", 200), ("session.end", 200),
     ]
     assert events[3]["policy_result"] == "refused:invalid_params"
-    assert events[0]["params"] == {"agent_name": "auditor", "purpose": "testing"}
+    # The opening event names the session, so the signed chain cannot be passed off as another's.
+    assert events[0]["params"] == {"agent_name": "auditor", "purpose": "testing", "session_id": agent.session_id}
+    relabelled = {**artifact, "session_id": "ses_someone_else"}
+    assert verify(relabelled, agent.published_key()).failure.startswith("session")
     assert events[2]["params"] == {"item_id": "mug-celadon", "quantity": 2}
     assert events[4]["params"]["email"].startswith("sha256:")
     assert "ada@example.com" not in artifact_response.text and agent.token not in artifact_response.text

@@ -27,7 +27,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("key_file")]  # a s
 def sealed_artifact(calls=3):
     session = make_agent_session(audited=True)
     record_event(session, capability=SESSION_CREATE, method="POST", path="/api/session",
-                 params={"agent_name": "tester"}, response_status=201, policy_result="allowed")
+                 params={"agent_name": "tester", "session_id": session.public_id}, response_status=201,
+                 policy_result="allowed")
     for n in range(calls):
         record_event(session, capability="cart.add", method="POST", path="/api/cart/add",
                      params={"item_id": f"mug-{n}", "quantity": n + 1, "email": "a@b.c"},
@@ -70,6 +71,8 @@ TAMPERING = {
     "truncated chain": (lambda a: a["events"].pop(), "closing"),
     "rehashed edit": (lambda a: _rehash_edit(a), "root_hash"),
     "forged root": (lambda a: a.update(root_hash="0" * 64), "root_hash"),
+    "another session's id": (lambda a: a.update(session_id="ses_someone_else"), "session"),
+    "another end": (lambda a: a.update(end_reason="expired"), "end_reason"),
 }
 
 

@@ -1194,12 +1194,13 @@ def test_the_agent_its_version_and_purpose_are_recorded_in_the_audit_trail(trail
     audit.md (agents-protocol): "- Agent identity (if provided) - Declared purpose (if provided)"
 
     Deliberate difference (docs/api.md: "Audit artifact format"): they are in the signed chain's
-    first event (`session.create`), not in a top-level `agent` object.
+    first event (`session.create`), not in a top-level `agent` object, with the session's public
+    id, which binds the chain to the session the artifact names.
     """
     first = trail.artifact["events"][0]
     assert first["capability"] == "session.create" and "agent" not in trail.artifact
     assert first["params"] == {"agent_name": "conformance-agent", "agent_version": "1.0",
-                               "purpose": "replay the documents"}
+                               "purpose": "replay the documents", "session_id": trail.artifact["session_id"]}
 
 
 def test_a_token_on_a_capability_without_session_joins_the_call_to_the_session(trail):

@@ -49,6 +49,7 @@ def verify(artifact, public_key=None):
     try:
         _check_shape(artifact, check)
         _check_chain(artifact["events"], check)
+        _check_binding(artifact, check)
         hashes = [e["event_hash"] for e in artifact["events"]]
         check("root_hash", root_hash(hashes) == artifact["root_hash"],
               "root_hash is not the sha256 of the concatenated event hashes")
@@ -89,3 +90,14 @@ def _check_chain(events, check):
         previous_hash, previous_time = event["event_hash"], event["timestamp"]
     check("opening", events[0]["capability"] == "session.create", "the first event must be session.create")
     check("closing", events[-1]["capability"] == "session.end", "the last event must be session.end (truncated?)")
+
+
+def _check_binding(artifact, check):
+    """The artifact's own fields against what the signed chain says of them: its session (named
+    in the opening event's params, by trails sealed since that was recorded) and its end."""
+    opening, closing = artifact["events"][0]["params"], artifact["events"][-1]["params"]
+    if isinstance(opening, dict) and "session_id" in opening:
+        check("session", opening["session_id"] == artifact["session_id"],
+              "session_id is not the session its chain opened (relabelled?)")
+    if "end_reason" in artifact and isinstance(closing, dict) and "reason" in closing:
+        check("end_reason", closing["reason"] == artifact["end_reason"], "end_reason is not the reason the chain ended")

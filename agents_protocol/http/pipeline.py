@@ -31,7 +31,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents_protocol.activity import recorder
-from agents_protocol.audit.chain import PendingEvent, record_event
+from agents_protocol.audit.chain import SESSION_CREATE, PendingEvent, record_event
 from agents_protocol.core.conf import pipeline_steps
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import CapabilityError
@@ -307,6 +307,13 @@ class AuditedCall:
     @property
     def recorded_by_handler(self):
         return self.pending is not None and self.pending.appended and (self.handled or self.pending.settled)
+
+    @classmethod
+    def opening(cls, session, agent):
+        """The session.create call: its params are the agent's, with the session's public id, which
+        binds the signed chain to the session its artifact names (the signature covers the events
+        only)."""
+        return cls(session, SESSION_CREATE, {**agent, "session_id": session.public_id})
 
     def prepare(self, request):
         """The event of this call succeeding, made before the handler runs."""

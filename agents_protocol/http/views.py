@@ -8,7 +8,6 @@ or the exception handler's `{"ok": false, "error", "code", "fields"?}`.
 """
 from rest_framework.response import Response
 
-from agents_protocol.audit.chain import SESSION_CREATE
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import bad_request, not_found
 from agents_protocol.core.formats import iso_utc
@@ -74,7 +73,7 @@ class AgentApiView(AgentView):
             client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions,
             audited=config.audit.enabled, **agent,
         )
-        self.audited_call = AuditedCall(session, SESSION_CREATE, agent)
+        self.audited_call = AuditedCall.opening(session, agent)
         return Response(success({
             "session_token": raw_token,
             "session_id": session.public_id,

@@ -29,7 +29,6 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import ValidationError
 from rest_framework.response import Response
 
-from agents_protocol.audit.chain import SESSION_CREATE
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
@@ -148,7 +147,7 @@ class McpView(AgentView):
         config = self.config
         session, raw_token = create_session(client_address(request), config.session.ttl_seconds,
                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
-        self.audited_call = AuditedCall(session, SESSION_CREATE, agent)
+        self.audited_call = AuditedCall.opening(session, agent)
         offered = self.initialize_params.protocol_version
         self.protocol_version = offered if offered in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
         answer = types.InitializeResult(

@@ -183,6 +183,15 @@
       const events = artifact.events;
       check("opening", events[0].capability === "session.create", "the first event must be session.create");
       check("closing", events[events.length - 1].capability === "session.end", "the last event must be session.end (truncated?)");
+      const opening = events[0].params || {};
+      const closing = events[events.length - 1].params || {};
+      if ("session_id" in opening) {
+        check("session", opening.session_id === artifact.session_id,
+          "session_id is not the session its chain opened (relabelled?)");
+      }
+      if ("end_reason" in artifact && "reason" in closing) {
+        check("end_reason", closing.reason === artifact.end_reason, "end_reason is not the reason the chain ended");
+      }
       check("root_hash", await sha256Hex(events.map((event) => event.event_hash).join("")) === artifact.root_hash,
         "root_hash is not the sha256 of the concatenated event hashes");
       check("published key", artifact.public_key === publishedKey,
