@@ -12,6 +12,7 @@ from django.utils.http import urlencode
 from agents_protocol.activity.page import AgentActivityAdmin
 from agents_protocol.core.config import load_config
 from agents_protocol.core.models import (
+    OBJECT_IN_QUERY,
     AgentCall,
     AgentSession,
     AuditArtifact,
@@ -85,10 +86,23 @@ class OptionalJSONField(forms.JSONField):
         return "" if value is None else super().prepare_value(value)
 
 
+class CapabilityParamFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        """What CapabilityParam.clean cannot see for a capability not saved yet: its method, as the form has it."""
+        super().clean()
+        if self.instance.method != "GET":
+            return
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", {})
+            if data.get("type") == "object" and not data.get("DELETE"):
+                form.add_error("type", OBJECT_IN_QUERY)
+
+
 class CapabilityParamInline(admin.TabularInline):
     """Every rule of a parameter, the ones the published documents state and the API enforces."""
 
     model = CapabilityParam
+    formset = CapabilityParamFormSet
     extra = 0
     formfield_overrides = {
         models.JSONField: {"form_class": OptionalJSONField, "widget": forms.TextInput(attrs={"size": 24})},
@@ -109,6 +123,14 @@ class CapabilityAdmin(admin.ModelAdmin):
               "activity"]
     readonly_fields = ["activity"]
 
+    def get_deleted_objects(self, objs, request):
+        """Deleting every enabled capability is refused as deleting a protected object is:
+        agents.json needs at least one (disabling the last one is refused the same way)."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        if not Capability.objects.filter(enabled=True).exclude(pk__in=[obj.pk for obj in objs]).exists():
+            protected = [*protected, "The last enabled capability: agents.json needs at least one."]
+        return deleted, counts, perms_needed, protected
+
     @admin.display(description="agent activity")
     def activity(self, obj):
         if obj.pk is None:
@@ -121,6 +143,10 @@ class CapabilityAdmin(admin.ModelAdmin):
 class FlowStepInline(admin.TabularInline):
     model = FlowStep
     extra = 0
+    min_num = 1  # agents.json's flows need at least one step
+
+    def get_formset(self, request, obj=None, **kwargs):
+        return super().get_formset(request, obj, validate_min=True, **kwargs)  # admin checks min_num only if asked
     fields = ["position", "capability"]
 
 

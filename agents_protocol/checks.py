@@ -35,7 +35,12 @@ from django.utils.module_loading import import_string
 from agents_protocol.core import sandbox
 from agents_protocol.core.capabilities import handler_for, registered_names
 from agents_protocol.core.conf import DEFAULTS, get_setting
-from agents_protocol.core.models import AgentSession, AuditConfig, Capability, SessionConfig
+from agents_protocol.core.models import (
+    AgentSession,
+    AuditConfig,
+    Capability,
+    SessionConfig,
+)
 from agents_protocol.core.provider import base_methods, implements
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN
 

@@ -1,11 +1,13 @@
-from django.urls import path
+import re
+
+from django.urls import path, re_path
 
 from agents_protocol.core.models import MCP_ENDPOINTS
+from agents_protocol.core.reserved import INSPECTOR_PATH
 from agents_protocol.documents import interop
 from agents_protocol.http import documents as views
 from agents_protocol.http import views as agent_views
 from agents_protocol.http.routing import AGENTS_NAMESPACE
-from agents_protocol.http.sessions import INSPECTOR_PATH
 from agents_protocol.inspector import views as inspector
 from agents_protocol.transports import a2a, mcp
 from agents_protocol.transports import pactspec as pactspec_views
@@ -35,5 +37,6 @@ urlpatterns = [
     # Both paths the MCP server may be configured at; the view answers at the configured one only.
     *[path(at(endpoint), mcp.endpoint, name=f"mcp_{number}") for number, endpoint in enumerate(MCP_ENDPOINTS)],
     # Last: anything else under the namespace is the envelope's 404, not the site's HTML page.
-    path(at(AGENTS_NAMESPACE, "<path:rest>"), agent_views.unknown_endpoint, name="unknown_endpoint"),
+    re_path(rf"^{re.escape(at(AGENTS_NAMESPACE.rstrip('/')))}(/.*)?$", agent_views.unknown_endpoint,
+            name="unknown_endpoint"),
 ]

@@ -129,10 +129,12 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again: it uses a new cart |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running (`Retry-After`) | wait `Retry-After` seconds and send it again with the same key |
+| 411 | `length_required` | a body sent chunked, without `Content-Length` (it would be read as empty) | send the body with its `Content-Length` |
+| 412 | `precondition_failed` | a document asked for with an `If-Match` naming another version | GET the document again for its current `ETag` |
 | 413 | `payload_too_large` | the body is over `MAX_BODY_BYTES` (64 KiB by default) | send a smaller body |
 | 414 | `uri_too_long` | the path and query string are over `MAX_URL_BYTES` (4096 bytes by default), on any agent path | send shorter parameters; a POST capability takes them in its JSON body |
 | 415 | `unsupported_media_type` | a body with a `Content-Type` other than `application/json` (or `application/*+json`) | send the parameters as JSON with `Content-Type: application/json` |
-| 422 | `idempotency_conflict` | this `Idempotency-Key` was used for a different body or endpoint | use a new key for a new request |
+| 422 | `idempotency_conflict` | this `Idempotency-Key` was used for a different body, endpoint or capability | use a new key for a new request |
 | 425 | `session_live` | the audit trail of a session that has not ended yet, from the audit endpoint or the inspector (`Retry-After`: until it expires) | end the session (DELETE), then fetch the trail |
 | 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds (until `X-RateLimit-Reset`, a Unix time); keep under `X-RateLimit-Remaining` |
 | 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |

@@ -61,6 +61,7 @@ def test_every_api_answer_allows_any_origin_and_exposes_the_limit_headers(agent,
     (f"{API}/cart/add", "POST", {"POST", "OPTIONS"}),
     (SESSION_PATH, "DELETE", {"POST", "DELETE", "OPTIONS"}),
     (f"{API}/detail/some-mug", "GET", {"GET", "OPTIONS"}),
+    (f"{API}/detail?id=some-mug", "GET", {"GET", "OPTIONS"}),  # the short form of detail/:id
 ])
 def test_api_preflight_is_204_with_the_allowed_methods_and_headers(live_server, path, method, allowed):
     response = preflight(live_server.url + path, method)

@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from agents_protocol.audit import chain, verify
 from agents_protocol.audit.chain import PendingEvent, record_event
+from agents_protocol.audit.hashing import event_hash
 from agents_protocol.audit.keys import public_key_b64
 from agents_protocol.audit.signing import signing_key
-from agents_protocol.audit.hashing import event_hash
+from agents_protocol.core.reserved import SESSION_CREATE
 from agents_protocol.models import AgentSession, AuditEvent
 from tests.factories import make_agent_session
 
@@ -86,7 +87,7 @@ def test_an_event_made_where_the_clock_is_behind_keeps_the_chain_in_time_and_the
     """Calls of one session may reach hosts whose clocks differ: an event is never stamped before
     the head it extends, whether the session was read before the head moved or after."""
     session = make_agent_session(audited=True)
-    first = record_event(session, capability=chain.SESSION_CREATE, method="POST", path="/api/session", params={},
+    first = record_event(session, capability=SESSION_CREATE, method="POST", path="/api/session", params={},
                          response_status=201, policy_result="allowed")
     monkeypatch.setattr(chain, "timestamp_now", lambda: "2001-01-01T00:00:00.000000Z")  # a host far behind
     second = record(session, item_id="mug-2")

@@ -12,11 +12,12 @@ from django.utils import timezone
 from nacl.signing import SigningKey as NaclSigningKey
 
 from agents_protocol.audit import verify
-from agents_protocol.audit.chain import SESSION_CREATE, close_and_seal, record_event
+from agents_protocol.audit.chain import close_and_seal, record_event
 from agents_protocol.audit.hashing import event_hash
 from agents_protocol.audit.keys import public_key_b64
 from agents_protocol.audit.lifecycle import rotate_key
 from agents_protocol.audit.signing import signing_key
+from agents_protocol.core.reserved import SESSION_CREATE
 from agents_protocol.models import AgentSession, AuditEvent, SigningKey
 from tests.factories import make_agent_session
 from tests.servers import ROOT, site_env

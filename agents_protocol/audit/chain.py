@@ -40,9 +40,8 @@ from agents_protocol.core.models import (
     AuditEvent,
     SiteProfile,
 )
+from agents_protocol.core.reserved import SESSION_END
 from agents_protocol.core.sql import default_connection
-
-SESSION_CREATE, SESSION_END = "session.create", "session.end"
 
 
 def timestamp_now():

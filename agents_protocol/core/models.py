@@ -5,14 +5,24 @@ command and the API all refuse a change that would publish an invalid
 agents.json. Saving or deleting any configuration row bumps `ConfigRevision`
 (see signals.py), which is how every worker notices a change at once.
 """
+import re
+from urllib.parse import urlsplit
+
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.deconstruct import deconstructible
 
 from agents_protocol.core import schema as param_rules
 from agents_protocol.core.fields import RowIdField
 from agents_protocol.core.networks import address_network
+from agents_protocol.core.reserved import (
+    CALL_NAMES,
+    MCP_ENDPOINTS,
+    SERVED_PATHS,
+    SERVED_PREFIXES,
+)
 
 CAPABILITY_NAME = RegexValidator(
     r"^[a-z][a-z0-9_.]*$",
@@ -33,6 +43,41 @@ ENDPOINT_PATH = RegexValidator(
     "(no query string, no trailing slash, :name for path parameters). Keeping every endpoint under "
     "/.well-known/ lets the rest of the site run without a look at the agent configuration.",
 )
+
+
+@deconstructible
+class EndpointTemplate:
+    """An endpoint whose router pattern can be built (each :name once) and which claims no path the
+    app serves itself (the documents, A2A, PactSpec, the inspector, MCP: core/reserved.py)."""
+
+    def __call__(self, value):
+        segments = value.split("/")
+        names = [segment for segment in segments if segment.startswith(":")]
+        if len(names) != len(set(names)):
+            raise ValidationError("Each :name may appear once in a path.", code="repeated_parameter")
+        pattern = re.compile("/".join("[^/]+" if s.startswith(":") else re.escape(s) for s in segments))
+        if value.startswith(SERVED_PREFIXES) or any(pattern.fullmatch(path) for path in SERVED_PATHS):
+            raise ValidationError(f"{value} would take a path the app serves itself (a discovery document, A2A, "
+                                  "PactSpec, the inspector or MCP); choose another.", code="served_path")
+
+    def __eq__(self, other):
+        return isinstance(other, EndpointTemplate)
+
+
+ENDPOINT_TEMPLATE = EndpointTemplate()
+AGENT_NOTES_MAX_LENGTH = 4000  # a TextField's max_length binds its form only: clean() checks it too
+NUL_REFUSED = "Null characters are not allowed."
+OBJECT_IN_QUERY = "A GET takes its parameters from the query string, which cannot carry an object."
+
+
+def refuse_nul(instance, *names):
+    """What Django's forms refuse, refused for every writer (`agents_config import` too): PostgreSQL
+    cannot store text holding NUL."""
+    for name in names:
+        if "\x00" in (getattr(instance, name) or ""):
+            raise ValidationError({name: NUL_REFUSED})
+# Ten years: a longer session would overflow the database's dates.
+MAX_SESSION_TTL_SECONDS = 10 * 365 * 24 * 3600
 
 HTTP_METHODS = [(m, m) for m in ("GET", "POST", "PUT", "PATCH", "DELETE")]
 
@@ -67,7 +112,7 @@ class SiteProfile(SingletonModel):
     contact = models.CharField(max_length=320, blank=True, help_text="Contact email or URL.")
     docs_url = models.URLField(blank=True, verbose_name="docs URL")
     agent_notes = models.TextField(
-        blank=True, max_length=4000,
+        blank=True, max_length=AGENT_NOTES_MAX_LENGTH,
         help_text="Markdown for agents, published in llms.txt after the limits: e.g. test data or scenarios "
         "a demo offers. Bold labels and lists, no headings (# …): llms.txt keeps headings for its links.",
     )
@@ -79,8 +124,15 @@ class SiteProfile(SingletonModel):
         return self.name
 
     def clean(self):
+        refuse_nul(self, "name", "url", "description", "contact", "docs_url", "agent_notes")
         if self.url and self.url.endswith("/"):
             self.url = self.url.rstrip("/")
+        self._check_origin_url()
+        if self.docs_url and not self.docs_url.isascii():
+            raise ValidationError({"docs_url": "Write the host in its ASCII form (xn--…), as URLs in the documents "
+                                               "must be."})
+        if len(self.agent_notes) > AGENT_NOTES_MAX_LENGTH:
+            raise ValidationError({"agent_notes": f"At most {AGENT_NOTES_MAX_LENGTH} characters."})
         if self.contact and not param_rules.is_email_or_url(self.contact):
             raise ValidationError({"contact": "Enter an email address or an http(s) URL."})
         if any(c in value for value in (self.name, self.description) for c in "\r\n"):
@@ -88,19 +140,30 @@ class SiteProfile(SingletonModel):
         if any(line.lstrip().startswith("#") for line in self.agent_notes.splitlines()):
             raise ValidationError({"agent_notes": "Use bold labels instead of headings (lines starting with #)."})
 
+    def _check_origin_url(self):
+        """The site URL is an origin: every published URL is it followed by a path."""
+        if not self.url:
+            return
+        parts = urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or parts.path or parts.query or parts.fragment:
+            raise ValidationError({"url": "Enter the site's origin only, such as https://shop.example "
+                                          "(http or https, no path, query or fragment)."})
+        if not self.url.isascii():
+            raise ValidationError({"url": "Write the host in its ASCII form (xn--…), as URLs in the documents must be."})
+
 
 class SessionConfig(SingletonModel):
     create_endpoint = models.CharField(
-        max_length=200, default="/.well-known/agents/api/session", validators=[ENDPOINT_PATH],
+        max_length=200, default="/.well-known/agents/api/session", validators=[ENDPOINT_PATH, ENDPOINT_TEMPLATE],
         help_text="POST here creates a session.",
     )
     delete_endpoint = models.CharField(
-        max_length=200, default="/.well-known/agents/api/session", validators=[ENDPOINT_PATH],
+        max_length=200, default="/.well-known/agents/api/session", validators=[ENDPOINT_PATH, ENDPOINT_TEMPLATE],
         help_text="DELETE here ends a session.",
     )
     ttl_seconds = models.PositiveIntegerField(
-        default=1800, validators=[MinValueValidator(60)],
-        help_text="Hard lifetime from creation, never extended by activity. At least 60.",
+        default=1800, validators=[MinValueValidator(60), MaxValueValidator(MAX_SESSION_TTL_SECONDS)],
+        help_text="Hard lifetime from creation, never extended by activity. At least 60, at most ten years.",
     )
 
     class Meta:
@@ -140,7 +203,7 @@ class AuditConfig(SingletonModel):
     enabled = models.BooleanField(default=False)
     endpoint = models.CharField(
         max_length=200, default="/.well-known/agents/api/audit/:session_id",
-        validators=[ENDPOINT_PATH],
+        validators=[ENDPOINT_PATH, ENDPOINT_TEMPLATE],
         help_text="GET here returns a sealed session's artifact; keep the :session_id placeholder.",
     )
 
@@ -156,7 +219,6 @@ class AuditConfig(SingletonModel):
             raise ValidationError({"endpoint": "The endpoint must contain a :session_id segment."})
 
 
-MCP_ENDPOINTS = ("/mcp", "/.well-known/agents/mcp")
 
 
 class McpConfig(SingletonModel):
@@ -183,7 +245,7 @@ class McpConfig(SingletonModel):
 class Capability(models.Model):
     name = models.CharField(max_length=100, unique=True, validators=[CAPABILITY_NAME])
     description = models.CharField(max_length=500, blank=True)
-    endpoint = models.CharField(max_length=200, validators=[ENDPOINT_PATH])
+    endpoint = models.CharField(max_length=200, validators=[ENDPOINT_PATH, ENDPOINT_TEMPLATE])
     method = models.CharField(max_length=6, choices=HTTP_METHODS, default="GET")
     requires_session = models.BooleanField(default=False)
     human_handoff = models.BooleanField(
@@ -207,6 +269,11 @@ class Capability(models.Model):
         return self.name
 
     def clean(self):
+        refuse_nul(self, "description")
+        if self.name in CALL_NAMES:
+            raise ValidationError({"name": f"{self.name} names the session and audit endpoints' calls; choose another."})
+        if self.pk and self.method == "GET" and self.params.filter(type="object").exists():
+            raise ValidationError({"method": OBJECT_IN_QUERY})
         if not self.enabled and self.pk:
             self._check_can_be_disabled()
         if (self.endpoint, self.method) in SessionConfig.load().routes():
@@ -270,6 +337,10 @@ class CapabilityParam(models.Model):
             minimum=self.minimum, maximum=self.maximum,
             min_length=self.min_length, max_length=self.max_length, format=self.format,
         )
+        if self.type == "object" and self.capability_id and self.capability.method == "GET":
+            errors.setdefault("type", OBJECT_IN_QUERY)
+        if "\x00" in self.description:
+            errors.setdefault("description", NUL_REFUSED)
         if errors:
             raise ValidationError(errors)
 
@@ -286,6 +357,7 @@ class Flow(models.Model):
         return self.name
 
     def clean(self):
+        refuse_nul(self, "description")
         if "\n" in self.description or "\r" in self.description:
             raise ValidationError({"description": "The description must be one line (agents.txt is line based)."})
 

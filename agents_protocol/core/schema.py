@@ -27,7 +27,7 @@ from agents_protocol.core.errors import bad_request
 
 # Integers beyond this lose precision in JavaScript clients and overflow database columns.
 MAX_SAFE_INTEGER = 2**53 - 1
-INTEGER_TEXT = re.compile(r"^[+-]?\d{1,16}$")
+INTEGER_TEXT = re.compile(r"^[+-]?[0-9]{1,16}$")  # ASCII digits: \d would take "５" and "٥" too
 TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
@@ -88,11 +88,57 @@ def descriptor_errors(type_name, default, enum, items, *, minimum=None, maximum=
     if items is not None:
         if type_name != "array":
             errors["items"] = "Items only applies to parameters of type array."
-        elif not isinstance(items, dict) or not Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(items):
-            errors["items"] = "Items must be a JSON Schema object, e.g. {\"type\": \"string\"}."
+        elif (problem := items_problem(items)) is not None:
+            errors["items"] = problem
     if not errors:
         errors.update(_values_within_rules(type_name, default, enum, minimum, maximum, min_length, max_length, format))
     return errors
+
+
+ITEM_TYPES = ("string", "integer", "number", "boolean")
+
+
+def items_problem(items):
+    """Why `items` cannot describe an array parameter's items, or None.
+
+    A JSON Schema object, self-contained (no $ref), whose `type`, if given, is one scalar type (a
+    query string's items are converted to it) and whose patterns compile in Python, as the
+    request validator runs them.
+    """
+    example = 'Items must be a JSON Schema object, e.g. {"type": "string"}.'
+    if not isinstance(items, dict) or not Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(items):
+        return example
+    if "$ref" in _keys_within(items):
+        return "Items must be self-contained: no $ref."
+    if "type" in items and items["type"] not in ITEM_TYPES:
+        return f"The items' type must be one of: {', '.join(ITEM_TYPES)}."
+    for pattern in _values_of(items, "pattern"):
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            return f"The items' pattern does not compile: {error}."
+    return None
+
+
+def _keys_within(schema):
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            yield key
+            yield from _keys_within(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _keys_within(item)
+
+
+def _values_of(schema, keyword):
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == keyword and isinstance(value, str):
+                yield value
+            yield from _values_of(value, keyword)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _values_of(item, keyword)
 
 
 def _bound_errors(type_name, minimum, maximum):

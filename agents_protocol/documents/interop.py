@@ -5,15 +5,16 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-AGENTS_TXT_PATH = "/.well-known/agents.txt"
-AGENTS_JSON_PATH = "/.well-known/agents.json"
-LLMS_TXT_PATH = "/llms.txt"
-PACTSPEC_PATH = "/.well-known/pactspec.json"
-AGENT_CARD_PATH = "/.well-known/agent-card.json"
-OPENAPI_PATH = "/.well-known/agents/openapi.json"
-# Outside /.well-known/agents/api, which the agent API claims whole.
-A2A_RPC_PATH = "/.well-known/agents/a2a"
-PACTSPEC_INVOKE_PATH = "/.well-known/agents/pactspec"
+from agents_protocol.core.reserved import (  # noqa: F401 (where each document and transport lives, for its users)
+    A2A_RPC_PATH,
+    AGENT_CARD_PATH,
+    AGENTS_JSON_PATH,
+    AGENTS_TXT_PATH,
+    LLMS_TXT_PATH,
+    OPENAPI_PATH,
+    PACTSPEC_INVOKE_PATH,
+    PACTSPEC_PATH,
+)
 
 # The MCP revision transports/mcp.py serves: the newest with sessions (initialize and Mcp-Session-Id).
 MCP_PROTOCOL_VERSION = LATEST_HANDSHAKE_VERSION

@@ -22,16 +22,22 @@ def _document_response(request, kind):
     response = get_conditional_response(request, etag=document.etag) or HttpResponse(
         document.body, content_type=document.content_type
     )
+    if response.status_code == 412:
+        response = _refusal(CapabilityError(412, "precondition_failed", "If-Match names another version of "
+                                            "this document; GET it again for its current ETag."))
     response["ETag"] = document.etag
     response["Cache-Control"] = f"public, max-age={get_setting('DOCUMENT_MAX_AGE')}, must-revalidate"
     return allow_any_origin(response)
 
 
 def _method_not_allowed():
-    refusal = CapabilityError(405, "method_not_allowed", "This document is read-only; use GET.")
-    response = HttpResponse(codec.encode(envelope_of(refusal)), status=405, content_type=codec.JSON_CONTENT_TYPE)
+    response = _refusal(CapabilityError(405, "method_not_allowed", "This document is read-only; use GET."))
     response["Allow"] = "GET, HEAD, OPTIONS"
     return allow_any_origin(response)
+
+
+def _refusal(refusal):
+    return HttpResponse(codec.encode(envelope_of(refusal)), status=refusal.status, content_type=codec.JSON_CONTENT_TYPE)
 
 
 def document_view(kind):

@@ -42,7 +42,8 @@ HEADER = "HTTP_IDEMPOTENCY_KEY"
 RETENTION = timedelta(hours=24)
 # A request still marked in flight after this long died with its worker (gunicorn's timeout is 30 s).
 IN_FLIGHT_LEASE = timedelta(seconds=60)
-KEY_FORMAT = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, as the IETF draft's examples
+# Visible ASCII, as the IETF draft's examples, but the comma: a server joins repeated headers with one.
+KEY_FORMAT = re.compile(r"[\x21-\x2b\x2d-\x7e]{1,255}")
 RETRYABLE_STATUSES = {409, 429}
 
 
@@ -65,7 +66,8 @@ def key_from(request):
         return None
     if not KEY_FORMAT.fullmatch(raw):
         raise CapabilityError(400, "invalid_idempotency_key",
-                              "The Idempotency-Key header must be 1 to 255 visible ASCII characters.")
+                              "The Idempotency-Key header must be one key of 1 to 255 visible ASCII characters, "
+                              "without commas.")
     return raw
 
 

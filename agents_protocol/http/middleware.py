@@ -9,6 +9,7 @@ it refuses a URL or header block past the app's own limits (request_size.py: 414
 """
 from functools import cache
 
+from django.core.exceptions import DisallowedHost
 from django.db import DatabaseError
 from django.http import HttpResponse
 from django.utils.module_loading import import_string
@@ -20,7 +21,7 @@ from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import document_view
-from agents_protocol.http.exceptions import database_unavailable
+from agents_protocol.http.exceptions import database_unavailable, refusal_for
 from agents_protocol.http.request_size import oversized
 from agents_protocol.http.routing import AGENTS_NAMESPACE, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
@@ -51,7 +52,7 @@ class AgentsApiMiddleware:
         mcp = request.path in MCP_ENDPOINTS
         if document is None and not mcp and not request.path.startswith(WELL_KNOWN):
             return self.get_response(request)
-        refusal = oversized(request)
+        refusal = oversized(request) or unknown_host(request)
         if refusal is not None:
             return envelope_response(refusal)
         try:
@@ -88,9 +89,20 @@ def serves_mcp_at(config, path):
     return config.mcp.enabled and path == config.mcp.endpoint
 
 
+def unknown_host(request):
+    """The envelope's 400 for a Host outside ALLOWED_HOSTS (Django's own answer is an HTML page), or None."""
+    try:
+        request.get_host()
+    except DisallowedHost as error:
+        return refusal_for(error)
+    return None
+
+
 def with_content_length(response):
-    """What CommonMiddleware would add, which these answers skip."""
-    response["Content-Length"] = str(len(response.content))
+    """What CommonMiddleware would add, which these answers skip (none on a 204 or a 304, which
+    may not carry one that differs from the full answer's)."""
+    if response.status_code not in (204, 304):
+        response["Content-Length"] = str(len(response.content))
     return response
 
 

@@ -27,10 +27,14 @@ class AgentJSONParser(BaseParser):
 
 
 def check_declared_length(request):
-    """Refuse a body whose Content-Length is over MAX_BODY_BYTES before anything else runs (413)."""
+    """Refuse a body whose Content-Length is over MAX_BODY_BYTES before anything else runs (413),
+    and a body without one (411): Django reads a chunked body as empty, which would run the
+    call without its parameters."""
     limit = get_setting("MAX_BODY_BYTES")
+    if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+        raise CapabilityError(411, "length_required", "Send the body with a Content-Length, not chunked.")
     declared = request.META.get("CONTENT_LENGTH") or "0"
-    if not declared.isdigit():
+    if not (declared.isascii() and declared.isdigit()):
         raise CapabilityError(400, "invalid_request", "The Content-Length header is not a number.")
     if int(declared) > limit:
         raise payload_too_large(limit)

@@ -31,11 +31,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents_protocol.activity import recorder
-from agents_protocol.audit.chain import SESSION_CREATE, PendingEvent, record_event
+from agents_protocol.audit.chain import PendingEvent, record_event
 from agents_protocol.core.conf import pipeline_steps
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import run_handler
+from agents_protocol.core.reserved import SESSION_CREATE
 from agents_protocol.core.schema import validate_params
 from agents_protocol.http import idempotency, limits
 from agents_protocol.http.client import client_address, request_origin

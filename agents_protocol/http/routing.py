@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
+from agents_protocol.core.reserved import AUDIT, SESSION_CREATE, SESSION_DELETE
+
 WELL_KNOWN = "/.well-known/"  # where every endpoint lives (models.ENDPOINT_PATH)
 AGENTS_NAMESPACE = "/.well-known/agents/"  # the API, the transports, the inspector: answered in JSON
 API_PREFIX = "/.well-known/agents/api"
 
-SESSION_CREATE, SESSION_DELETE, AUDIT = "session.create", "session.delete", "audit"
 NO_ROUTES = MappingProxyType({})
 
 

@@ -18,9 +18,9 @@ from agents_protocol.core import sandbox
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import AgentSession
 from agents_protocol.core.networks import address_network
+from agents_protocol.core.reserved import INSPECTOR_PATH
 from agents_protocol.core.sql import ModelRows
 
-INSPECTOR_PATH = "/.well-known/agents/inspect/"  # agents_protocol.urls routes it to inspector/views.py
 SESSION_ROWS = ModelRows(AgentSession)
 # Every call with a token runs this (sql.py says why it is not an ORM query).
 SESSION_BY_TOKEN_HASH = f"SELECT {SESSION_ROWS.columns} FROM agents_protocol_agentsession t WHERE t.token_hash = %s"

@@ -29,7 +29,8 @@ def success(data):
 
 class AgentApiView(AgentView):
     def resolve(self, request, *args, **kwargs):
-        self.match = routing.resolve(self.config, request.path, request.method)
+        method = "GET" if request.method == "HEAD" else request.method  # HEAD wherever GET is (RFC 9110)
+        self.match = routing.resolve(self.config, request.path, method)
         route = self.match.route
         self.capability = route.capability
         if route.capability is None:  # the session and audit endpoints, counted per address
@@ -40,11 +41,11 @@ class AgentApiView(AgentView):
 
     def serve(self, request, *args, **kwargs):
         name = self.match.route.name
-        if name == routing.SESSION_CREATE:
+        if self.capability is None and name == routing.SESSION_CREATE:
             return self.create_session(request)
-        if name == routing.SESSION_DELETE:
+        if self.capability is None and name == routing.SESSION_DELETE:
             return self.end_session(request)
-        if name == routing.AUDIT:
+        if self.capability is None and name == routing.AUDIT:
             return Response(success(artifact_for(self.match.path_params.get("session_id", ""),
                                                  token_from_headers(request))))
         body, query = raw_params(request, self.capability.method)
@@ -57,10 +58,18 @@ class AgentApiView(AgentView):
         match = getattr(self, "match", None)  # None when no route matched (404, 405)
         return match.route.name if match is not None else ""
 
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        """A method no view handles (PROPFIND …): the path's own 404, or its 405 naming its methods."""
+        self.resolve(request)
+        super().http_method_not_allowed(request)
+
     def preflight_methods(self, request):
-        config = current_config()
-        methods = {route.method for route in routing.route_table(config) if route.pattern.fullmatch(request.path)}
-        return sorted(methods or ALL_METHODS) + ["OPTIONS"]
+        """The methods of the path asked about (as written, or its short `?id=` form); all without a route."""
+        for form in routing.route_forms(current_config()):
+            methods = form.candidates(request.path)
+            if methods:
+                return sorted(methods) + ["OPTIONS"]
+        return ALL_METHODS + ["OPTIONS"]
 
     def create_session(self, request):
         body, _ = raw_params(request, "POST")

@@ -35,7 +35,12 @@ from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.invocation import find_capability
 from agents_protocol.core.schema import validate_params
 from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
-from agents_protocol.documents.interop import document_version, site_base, skill_description, skill_title
+from agents_protocol.documents.interop import (
+    document_version,
+    site_base,
+    skill_description,
+    skill_title,
+)
 from agents_protocol.documents.schemas import BUILTIN_OUTPUTS, input_schema
 from agents_protocol.http.authentication import AgentSessionAuthentication
 from agents_protocol.http.client import client_address

@@ -1,0 +1,102 @@
+"""Configuration that would break the agent API or publish an invalid document is refused before it
+is saved, in admin and by `agents_config import` alike: nothing is saved and the revision does not
+move (the `unchanged` fixture)."""
+import copy
+
+import pytest
+
+from agents_protocol.config_io import ConfigFileError, export_config, import_config
+from agents_protocol.models import Capability, SessionConfig
+from tests.test_agents_admin import capability_form, field_errors, flow_form, unchanged  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.django_db
+
+CAPABILITY_ADD = "/admin/agents_protocol/capability/add/"
+SITE_PROFILE = "/admin/agents_protocol/siteprofile/1/change/"
+
+
+@pytest.mark.parametrize("endpoint, problem", [
+    ("/.well-known/agents/api/x/:id/:id", "Each :name may appear once"),
+    ("/.well-known/agents/:anything", "a path the app serves itself"),
+    ("/.well-known/:document", "a path the app serves itself"),
+    ("/.well-known/agents/inspect/:secret", "a path the app serves itself"),
+    ("/.well-known/agents/pactspec/reserve", "a path the app serves itself"),
+    ("/.well-known/agents/a2a/reserve", "a path the app serves itself"),
+    ("/.well-known/agents/mcp", "a path the app serves itself"),
+])
+def test_an_endpoint_the_router_cannot_build_or_that_takes_a_served_path_is_refused(
+        admin_client, unchanged, endpoint, problem):
+    errors = field_errors(admin_client.post(CAPABILITY_ADD, capability_form(endpoint=endpoint)))
+    assert problem in errors, errors
+
+
+@pytest.mark.parametrize("name", ["session.create", "session.delete", "session.end", "audit"])
+def test_a_capability_named_like_the_session_and_audit_calls_is_refused(admin_client, unchanged, name):
+    assert "names the session and audit endpoints" in field_errors(admin_client.post(CAPABILITY_ADD,
+                                                                                    capability_form(name=name)))
+
+
+@pytest.mark.parametrize("items, problem", [
+    ('{"type": ["string", "null"]}', "must be one of: string, integer, number, boolean"),
+    ('{"type": "object"}', "must be one of: string, integer, number, boolean"),
+    ('{"type": "string", "pattern": "("}', "does not compile"),
+    ('{"$ref": "#/definitions/nope"}', "no $ref"),
+    ('{"items": {"$ref": "#"}}', "no $ref"),
+])
+def test_an_items_schema_the_validator_could_not_run_is_refused(admin_client, unchanged, items, problem):
+    form = capability_form([{"name": "tags", "type": "array", "items": items}])
+    errors = field_errors(admin_client.post(CAPABILITY_ADD, form))
+    assert problem in errors, errors
+
+
+def test_an_object_parameter_on_a_get_capability_is_refused(admin_client, unchanged):
+    form = capability_form([{"name": "filter", "type": "object"}], method="GET")
+    assert "cannot carry an object" in field_errors(admin_client.post(CAPABILITY_ADD, form))
+
+
+def test_a_flow_without_steps_is_refused(admin_client, unchanged):
+    errors = field_errors(admin_client.post("/admin/agents_protocol/flow/add/", flow_form([])))
+    assert "at least 1" in errors, errors
+
+
+def test_deleting_every_enabled_capability_is_refused(admin_client, unchanged):
+    ids = [str(pk) for pk in Capability.objects.values_list("pk", flat=True)]
+    response = admin_client.post("/admin/agents_protocol/capability/",
+                                 {"action": "delete_selected", "_selected_action": ids, "post": "yes"})
+    assert response.status_code == 200 and "agents.json needs at least one" in response.content.decode()
+    assert Capability.objects.count() == len(ids)
+
+
+def test_a_session_ttl_past_ten_years_is_refused(admin_client, unchanged):
+    form = {"create_endpoint": "/.well-known/agents/api/session",
+            "delete_endpoint": "/.well-known/agents/api/session", "ttl_seconds": str(10 ** 12)}
+    errors = field_errors(admin_client.post("/admin/agents_protocol/sessionconfig/1/change/", form))
+    assert "less than or equal to" in errors, errors
+    assert SessionConfig.load().ttl_seconds == 1800
+
+
+@pytest.mark.parametrize("url, field", [
+    ("https://shop.example/store", "url"),
+    ("https://shop.example?x=1", "url"),
+    ("https://shop.example#top", "url"),
+    ("ftp://shop.example", "url"),
+    ("https://bücher.example", "url"),
+])
+def test_a_site_url_that_is_not_an_ascii_origin_is_refused(admin_client, unchanged, url, field):
+    form = {"name": "Acme Ceramics", "url": url, "description": "", "contact": "", "docs_url": "", "agent_notes": ""}
+    errors = field_errors(admin_client.post(SITE_PROFILE, form))
+    assert "origin" in errors or "ASCII" in errors or "valid URL" in errors, errors
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda config: config["site"].update(agent_notes="x" * 6000), "4000"),
+    (lambda config: config["capabilities"][0].update(description="a\x00b"), "Null characters"),
+    (lambda config: config["capabilities"][0].update(endpoint="/.well-known/agents/api/x/:id/:id"), ":name"),
+    (lambda config: config["capabilities"][0].update(name="audit"), "session and audit"),
+])
+def test_the_import_refuses_what_admin_refuses(unchanged, edit, problem):
+    config = copy.deepcopy(export_config())
+    edit(config)
+    with pytest.raises(ConfigFileError) as refused:
+        import_config(config)
+    assert any(problem in error for error in refused.value.errors), refused.value.errors
