@@ -100,3 +100,12 @@ def test_the_import_refuses_what_admin_refuses(unchanged, edit, problem):
     with pytest.raises(ConfigFileError) as refused:
         import_config(config)
     assert any(problem in error for error in refused.value.errors), refused.value.errors
+
+
+@pytest.mark.parametrize("endpoint, method, problem", [
+    ("/.well-known/agents/api/detail/:item", "GET", "detail already answers GET"),
+    ("/.well-known/agents/api/audit/:who", "GET", "The audit endpoint answers GET"),
+])
+def test_a_template_of_a_shape_another_route_answers_is_refused(admin_client, unchanged, endpoint, method, problem):
+    errors = field_errors(admin_client.post(CAPABILITY_ADD, capability_form(endpoint=endpoint, method=method)))
+    assert problem in errors, errors

@@ -70,6 +70,11 @@ NUL_REFUSED = "Null characters are not allowed."
 OBJECT_IN_QUERY = "A GET takes its parameters from the query string, which cannot carry an object."
 
 
+def path_shape(template):
+    """The template with its :names blanked: two templates of one shape match the same paths."""
+    return "/".join(":" if segment.startswith(":") else segment for segment in template.split("/"))
+
+
 def refuse_nul(instance, *names):
     """What Django's forms refuse, refused for every writer (`agents_config import` too): PostgreSQL
     cannot store text holding NUL."""
@@ -278,6 +283,18 @@ class Capability(models.Model):
             self._check_can_be_disabled()
         if (self.endpoint, self.method) in SessionConfig.load().routes():
             raise ValidationError({"endpoint": "This endpoint and method are used by the session API."})
+        self._check_path_shape_is_free()
+
+    def _check_path_shape_is_free(self):
+        """Two templates that differ only in their :names match the same paths: the second would
+        never be reached (nor would a GET on the audit endpoint's shape)."""
+        shape = path_shape(self.endpoint)
+        if self.method == "GET" and shape == path_shape(AuditConfig.load().endpoint):
+            raise ValidationError({"endpoint": "The audit endpoint answers GET on this path."})
+        for other in Capability.objects.filter(method=self.method).exclude(pk=self.pk).exclude(endpoint=self.endpoint):
+            if path_shape(other.endpoint) == shape:
+                raise ValidationError({"endpoint": f"{other.name} already answers {self.method} on this path "
+                                                   f"({other.endpoint})."})
 
     def _check_can_be_disabled(self):
         flows = sorted(
