@@ -63,8 +63,8 @@ def test_two_idempotency_keys_are_not_taken_for_one(live_server, mug):
 
 
 @pytest.mark.parametrize("path", ["/.well-known/agents.json", "/.well-known/agents/a2a", "/.well-known/agents/zzz",
-                                  f"{API}/search"])
-def test_a_host_outside_allowed_hosts_is_the_envelopes_400(live_server, path):
+                                  f"{API}/search?q=mug"])  # a found product's URL is built from the Host
+def test_a_host_outside_allowed_hosts_is_the_envelopes_400(live_server, mug, path):
     answer = requests.get(live_server.url + path, headers={"Host": "evil.example"}, timeout=TIMEOUT)
     assert_error(answer, 400, "invalid_request")
 

@@ -1,4 +1,5 @@
 """The well-known discovery documents. Plain Django views: no session, no CSRF, no templates."""
+from django.core.exceptions import DisallowedHost
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
 from django.views.decorators.csrf import csrf_exempt
@@ -8,6 +9,7 @@ from agents_protocol.core.conf import get_setting
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http.client import request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
+from agents_protocol.http.exceptions import refusal_for
 from agents_protocol.http.publishing import published_document
 
 READ_METHODS = ("GET", "HEAD")
@@ -18,7 +20,11 @@ def _document_response(request, kind):
         return preflight_response([*READ_METHODS, "OPTIONS"])
     if request.method not in READ_METHODS:
         return _method_not_allowed()
-    document = published_document(kind, request_origin(request))
+    try:
+        origin = request_origin(request)
+    except DisallowedHost as error:
+        return allow_any_origin(_refusal(refusal_for(error)))
+    document = published_document(kind, origin)
     response = get_conditional_response(request, etag=document.etag) or HttpResponse(
         document.body, content_type=document.content_type
     )

@@ -52,7 +52,7 @@ class AgentsApiMiddleware:
         mcp = request.path in MCP_ENDPOINTS
         if document is None and not mcp and not request.path.startswith(WELL_KNOWN):
             return self.get_response(request)
-        refusal = oversized(request) or unknown_host(request)
+        refusal = oversized(request)
         if refusal is not None:
             return envelope_response(refusal)
         try:
@@ -69,7 +69,10 @@ class AgentsApiMiddleware:
                     return self.get_response(request)  # a page of the shop's own, if its URLconf has one
                 return self.mcp_response(request)
             if not is_api_path(config, request.path):
-                return self.get_response(request)
+                # The namespace's other paths (A2A, PactSpec …) go through the URLconf, whose
+                # middleware would answer a foreign Host with Django's HTML page.
+                refusal = unknown_host(request)
+                return envelope_response(refusal) if refusal is not None else self.get_response(request)
             return with_content_length(agent_api_view(request))
 
     def mcp_response(self, request):
