@@ -109,3 +109,17 @@ def test_the_import_refuses_what_admin_refuses(unchanged, edit, problem):
 def test_a_template_of_a_shape_another_route_answers_is_refused(admin_client, unchanged, endpoint, method, problem):
     errors = field_errors(admin_client.post(CAPABILITY_ADD, capability_form(endpoint=endpoint, method=method)))
     assert problem in errors, errors
+
+
+def test_a_literal_path_an_earlier_template_would_answer_is_refused_either_way(admin_client, unchanged):
+    """detail/:id (position 2 by default) answers /detail/featured first: a capability there is refused
+    at a later position, and a template placed before an existing literal path likewise."""
+    detail = Capability.objects.get(name="detail")
+    later = capability_form(name="featured", endpoint="/.well-known/agents/api/detail/featured", method="GET",
+                            position=str(detail.position + 1))
+    assert "detail (/.well-known/agents/api/detail/:id) comes first" in field_errors(admin_client.post(CAPABILITY_ADD,
+                                                                                                        later))
+    search = Capability.objects.get(name="search")
+    earlier = capability_form(name="lookup", endpoint="/.well-known/agents/api/:anything", method="GET",
+                              position=str(max(search.position - 1, 0)), requires_session="")
+    assert "would answer search&#x27;s path" in field_errors(admin_client.post(CAPABILITY_ADD, earlier))

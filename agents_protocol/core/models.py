@@ -55,7 +55,7 @@ class EndpointTemplate:
         names = [segment for segment in segments if segment.startswith(":")]
         if len(names) != len(set(names)):
             raise ValidationError("Each :name may appear once in a path.", code="repeated_parameter")
-        pattern = re.compile("/".join("[^/]+" if s.startswith(":") else re.escape(s) for s in segments))
+        pattern = template_pattern(value)
         if value.startswith(SERVED_PREFIXES) or any(pattern.fullmatch(path) for path in SERVED_PATHS):
             raise ValidationError(f"{value} would take a path the app serves itself (a discovery document, A2A, "
                                   "PactSpec, the inspector or MCP); choose another.", code="served_path")
@@ -68,6 +68,16 @@ ENDPOINT_TEMPLATE = EndpointTemplate()
 AGENT_NOTES_MAX_LENGTH = 4000  # a TextField's max_length binds its form only: clean() checks it too
 NUL_REFUSED = "Null characters are not allowed."
 OBJECT_IN_QUERY = "A GET takes its parameters from the query string, which cannot carry an object."
+
+
+def template_pattern(template):
+    """What paths `template` matches, each :name standing for one segment."""
+    return re.compile("/".join("[^/]+" if s.startswith(":") else re.escape(s) for s in template.split("/")))
+
+
+def hides(template, literal):
+    """True when `template`, with :names, matches the path `literal` (which has none)."""
+    return ":" in template and ":" not in literal and template_pattern(template).fullmatch(literal) is not None
 
 
 def path_shape(template):
@@ -284,6 +294,20 @@ class Capability(models.Model):
         if (self.endpoint, self.method) in SessionConfig.load().routes():
             raise ValidationError({"endpoint": "This endpoint and method are used by the session API."})
         self._check_path_shape_is_free()
+        if self.enabled:
+            self._check_reachable()
+
+    def _check_reachable(self):
+        """The router answers a path with the first route of the method in position order: a literal
+        path that an earlier template with :names matches would never be reached."""
+        order = (self.position, self.name)
+        for other in Capability.objects.filter(method=self.method, enabled=True).exclude(pk=self.pk):
+            if (other.position, other.name) < order and hides(other.endpoint, self.endpoint):
+                raise ValidationError({"position": f"{other.name} ({other.endpoint}) comes first and answers this "
+                                                   "path: give this capability a lower position."})
+            if order < (other.position, other.name) and hides(self.endpoint, other.endpoint):
+                raise ValidationError({"position": f"This would answer {other.name}'s path ({other.endpoint}) before "
+                                                   "it: give this capability a higher position."})
 
     def _check_path_shape_is_free(self):
         """Two templates that differ only in their :names match the same paths: the second would
