@@ -158,6 +158,19 @@ def test_malformed_requests_get_json_rpc_errors(live_server, body, headers, code
     assert response.json()["error"]["code"] == code, response.json()
 
 
+def test_a_request_without_an_id_is_a_notification_answered_with_nothing_and_run_never(card, live_server):
+    """JSON-RPC: "The Server MUST NOT reply to a Notification"; the binding defines none, so none runs."""
+    shopper = AgentClient(live_server.url)
+    bearer = {"Authorization": f"Bearer {shopper.start_session(agent_name='a2a-notify')['session_token']}", **V1}
+    item = ok_data(shopper.get(f"{API}/search", params={"q": "mug"}))["results"][0]["id"]
+    body = json.loads(rpc_body("SendMessage", USER_MESSAGE))
+    del body["id"]
+    body["params"]["message"]["parts"] = [{"data": {"skill": "cart.add", "input": {"item_id": item}}}]
+    answer = requests.post(f"{live_server.url}{RPC}", json=body, headers=bearer, timeout=10)
+    assert (answer.status_code, answer.content) == (204, b"")
+    assert ok_data(shopper.get(f"{API}/cart/view"))["items"] == []
+
+
 def test_a_replayed_answer_carries_the_retrys_id_and_every_answer_has_a_context(card, live_server):
     """An Idempotency-Key's replay answers the new request's id (JSON-RPC); an answer message has a
     context id, the client's or a new one."""

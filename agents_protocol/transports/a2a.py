@@ -8,13 +8,15 @@ parameter problems, a google.rpc BadRequest with one field violation per paramet
 Authentication and rate limits are answered at the HTTP level (401, 429), as A2A asks.
 Requests carry `A2A-Version: 1.0` (without it, 0.3 is assumed, which is refused -32009).
 No tasks are kept: every call completes in its answer, and the binding's other methods get
-the errors the specification names for that.
+the errors the specification names for that. A request without an `id` is a JSON-RPC
+notification: it gets no answer (204) and runs nothing.
 
 A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
 guards, parameter validation, Idempotency-Key and audit as the agent API.
 """
 import uuid
 
+from django.http import HttpResponse
 from rest_framework.response import Response
 
 from agents_protocol.core.errors import CapabilityError
@@ -51,6 +53,10 @@ VERSION_WITHOUT_HEADER = "0.3"  # what an agent must assume for an absent or emp
 USER_ROLE = "ROLE_USER"
 
 
+class Notification(Exception):
+    """A request without an id: JSON-RPC's notification, to which a server must not reply."""
+
+
 class RpcError(Exception):
     """A refusal of the JSON-RPC layer itself (not of a capability)."""
 
@@ -70,6 +76,8 @@ class A2AView(AgentView):
             raise RpcError(INVALID_REQUEST, "Send one JSON-RPC 2.0 request object with a method.")
         if isinstance(payload.get("id"), bool) or not isinstance(payload.get("id"), (str, int, type(None))):
             raise RpcError(INVALID_REQUEST, "The id must be a string, an integer or null.")
+        if "id" not in payload:
+            raise Notification()
         self.rpc_id = payload.get("id")
         version = request.META.get("HTTP_A2A_VERSION", "").strip() or VERSION_WITHOUT_HEADER
         if not version.startswith(SUPPORTED_VERSION):
@@ -96,6 +104,11 @@ class A2AView(AgentView):
         return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": {"message": _answer(self.message, outcome)}})
 
     def handle_exception(self, exc):
+        if isinstance(exc, Notification):
+            over_limit = self.count_refused_call()
+            if over_limit is None:  # no answer, and nothing ran: the binding defines no notifications
+                return HttpResponse(status=204)
+            exc = over_limit
         if isinstance(exc, RpcError):
             over_limit = self.count_refused_call()
             if over_limit is None:
