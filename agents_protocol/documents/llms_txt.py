@@ -127,7 +127,7 @@ def _sessions(config):
         "- `inspect_url` is for your developer, not for you to call: a page that shows this session's calls as they "
         "happen, what each refusal told you, the cart, the order and the rate-limit headroom, and once the session "
         "ends verifies its signed trail. Log it or show it to the human you work for; it is not the session token.",
-        f"- `DELETE {session.delete_endpoint}` with the token → `{{ ended: true, session_id, audit_url }}`.",
+        f"- `DELETE {session.delete_endpoint}` with the token → `{{ ended: true, session_id, ended_at, audit_url }}`.",
         f"- Sessions expire {session.ttl_seconds} seconds after creation; activity does not extend them.",
     ])
 

@@ -21,7 +21,7 @@ from agents_protocol.documents.schemas import (
 )
 
 OPENAPI_VERSION = "3.1.0"
-QUERY_METHODS = ("GET", "DELETE")
+QUERY_METHODS = ("GET",)  # DELETE takes a JSON body as POST does (its query string is accepted too)
 SESSION_SECURITY = [{"bearerSession": []}, {"sessionTokenHeader": []}, {"agentSessionHeader": []}]
 ERROR_RESPONSES = {
     "BadRequest": "Invalid parameters or request (`invalid_params` comes with `fields`)",
