@@ -91,6 +91,13 @@ def refuse_nul(instance, *names):
     for name in names:
         if "\x00" in (getattr(instance, name) or ""):
             raise ValidationError({name: NUL_REFUSED})
+
+
+def refuse_non_ascii_url(instance, name):
+    if not getattr(instance, name).isascii():
+        raise ValidationError({name: "Write the host in its ASCII form (xn--…), as URLs in the documents must be."})
+
+
 # Ten years: a longer session would overflow the database's dates.
 MAX_SESSION_TTL_SECONDS = 10 * 365 * 24 * 3600
 
@@ -143,9 +150,7 @@ class SiteProfile(SingletonModel):
         if self.url and self.url.endswith("/"):
             self.url = self.url.rstrip("/")
         self._check_origin_url()
-        if self.docs_url and not self.docs_url.isascii():
-            raise ValidationError({"docs_url": "Write the host in its ASCII form (xn--…), as URLs in the documents "
-                                               "must be."})
+        refuse_non_ascii_url(self, "docs_url")
         if len(self.agent_notes) > AGENT_NOTES_MAX_LENGTH:
             raise ValidationError({"agent_notes": f"At most {AGENT_NOTES_MAX_LENGTH} characters."})
         if self.contact and not param_rules.is_email_or_url(self.contact):
@@ -163,8 +168,7 @@ class SiteProfile(SingletonModel):
         if parts.scheme not in ("http", "https") or parts.path or parts.query or parts.fragment:
             raise ValidationError({"url": "Enter the site's origin only, such as https://shop.example "
                                           "(http or https, no path, query or fragment)."})
-        if not self.url.isascii():
-            raise ValidationError({"url": "Write the host in its ASCII form (xn--…), as URLs in the documents must be."})
+        refuse_non_ascii_url(self, "url")
 
 
 class SessionConfig(SingletonModel):
@@ -232,8 +236,6 @@ class AuditConfig(SingletonModel):
     def clean(self):
         if ":session_id" not in self.endpoint.split("/"):
             raise ValidationError({"endpoint": "The endpoint must contain a :session_id segment."})
-
-
 
 
 class McpConfig(SingletonModel):
@@ -373,6 +375,7 @@ class CapabilityParam(models.Model):
         return self.name
 
     def clean(self):
+        refuse_nul(self, "description")
         errors = param_rules.descriptor_errors(
             self.type, self.default, self.enum, self.items,
             minimum=self.minimum, maximum=self.maximum,
@@ -380,8 +383,6 @@ class CapabilityParam(models.Model):
         )
         if self.type == "object" and self.capability_id and self.capability.method == "GET":
             errors.setdefault("type", OBJECT_IN_QUERY)
-        if "\x00" in self.description:
-            errors.setdefault("description", NUL_REFUSED)
         if errors:
             raise ValidationError(errors)
 
