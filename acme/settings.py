@@ -194,6 +194,21 @@ else:
     }
     RATELIMIT_USE_CACHE = "ratelimit"
 
+
+
+def _shared_secret_or_service(name, why):
+    """`name` from the environment; in production on a shared database (several instances may
+    serve it), a missing one stops the process: each instance would otherwise quietly use its own."""
+    value = os.environ.get(name) or None
+    if PRODUCTION and not EMBEDDED_DATABASE and value is None:
+        raise ImproperlyConfigured(f"DJANGO_ENV=production with DATABASE_URL needs {name} in the environment: {why}")
+    return value
+
+
+_shared_secret_or_service(
+    "REDIS_URL", "without it each instance counts rate limits on its own, so N instances allow N times the limit "
+    "(docs/deploy.md).")
+
 # django-ratelimit's own settings at their defaults, spelled out (RATELIMIT_USE_CACHE above): it
 # reads each one on every counted call, and a setting that is absent costs an AttributeError
 # each time (about 5 µs a call).
@@ -272,7 +287,9 @@ AGENTS_PROTOCOL = {
     # How many reverse proxies append to X-Forwarded-For in front of us; 0 ignores the header.
     "TRUSTED_PROXY_COUNT": TRUSTED_PROXY_COUNT,
     # A base64 Ed25519 seed from the environment wins; otherwise one is generated into DATA_DIR.
-    "SIGNING_KEY": os.environ.get("AUDIT_SIGNING_KEY") or None,
+    "SIGNING_KEY": _shared_secret_or_service(
+        "AUDIT_SIGNING_KEY", "without it each instance signs audit trails with a key of its own, and agents.json "
+        "publishes whichever key the instance answering has (docs/deploy.md)."),
     "SIGNING_KEY_FILE": DATA_DIR / "audit_signing_key",
     # The demo's sandbox for agent developers (docs/agent-testing.md): a session named with
     # sandbox:rate-limit gets 3 calls a minute, one named with sandbox:short-session lives 10 s.

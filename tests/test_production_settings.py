@@ -81,6 +81,26 @@ def test_production_refuses_a_missing_or_weak_secret_key(tmp_path, secret_key):
     assert KEY_REFUSED in result.stderr
 
 
+SHARED_DATABASE = "postgres://acme@127.0.0.1:1/acme"  # never contacted: settings are refused at import
+SIGNING_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+
+
+@pytest.mark.parametrize("missing", ["REDIS_URL", "AUDIT_SIGNING_KEY"])
+def test_production_on_a_shared_database_refuses_to_start_without_what_instances_must_share(tmp_path, missing):
+    # Each instance would otherwise count rate limits, or sign audit trails, on its own.
+    env = production_env(tmp_path, DATABASE_URL=SHARED_DATABASE, REDIS_URL=REDIS_URL, AUDIT_SIGNING_KEY=SIGNING_KEY)
+    env.pop(missing)
+    result = manage(env, "check")
+    assert result.returncode != 0
+    assert f"DJANGO_ENV=production with DATABASE_URL needs {missing} in the environment" in result.stderr
+
+
+def test_production_on_a_shared_database_with_both_passes_the_deploy_checks(tmp_path):
+    env = production_env(tmp_path, DATABASE_URL=SHARED_DATABASE, REDIS_URL=REDIS_URL, AUDIT_SIGNING_KEY=SIGNING_KEY)
+    result = manage(env, "check", "--deploy", "--fail-level", "WARNING")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_an_unknown_django_env_is_refused(tmp_path):
     result = manage(site_env(tmp_path, DJANGO_ENV="prod"), "check")
     assert result.returncode != 0
