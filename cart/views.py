@@ -5,7 +5,8 @@ turn refusals into that page with the right status. After a change they redirect
 page (POST, redirect, GET), so a reload never submits twice.
 
 The agent holds the same link it gave the human, so the human's details are shown again only
-to the browser that typed them (kept in its session), never read back from the order.
+to the browser that typed them (kept in its session, and after confirming only if the order
+was confirmed with them), never read back from the order.
 """
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -81,8 +82,20 @@ def _order_or_404(token):
 def _closed_page(request, order):
     services.expire_if_overdue(order)
     template, status = CLOSED_PAGES[order.current_status]
-    context = {"order": order, "lines": order.lines.all(), "typed_here": _details_key(order) in request.session}
+    context = {"order": order, "lines": order.lines.all(), "details": _details_confirmed_here(request, order)}
     return render(request, template, context, status=status)
+
+
+def _details_confirmed_here(request, order):
+    """What this browser typed, if the order was confirmed with exactly that; None otherwise.
+
+    Another browser holding the link (the agent's) may have typed details of its own on a
+    refused attempt: those are not the human's, so nothing is shown to it.
+    """
+    typed = request.session.get(_details_key(order))
+    confirmed = {"name": order.customer_name, "email": order.customer_email,
+                 "shipping_address": order.shipping_address}
+    return typed if typed == confirmed else None
 
 
 def _review_page(request, token, order, form, *, error=None, status=None):

@@ -192,6 +192,23 @@ def test_the_agent_holding_the_same_link_never_sees_what_the_human_typed(human, 
         assert detail not in seen_by_agent
 
 
+def test_an_agent_that_typed_on_the_form_itself_never_sees_the_details_the_human_confirmed_with(human):
+    """The agent's browser tries the form first (refused), then the human confirms: the agent's
+    session holds details of its own, which are not the order's, so it is shown none."""
+    agent = Human(human.url)
+    agent.open()
+    declined = agent.confirm(name="Agent Smith", shipping_address="9 Matrix Way", card_number="4000 0000 0000 0002")
+    assert declined.status_code == 402
+
+    confirmed = human.confirm(name="Alice Human", shipping_address="12 Secret Lane\nSpringfield",
+                              card_number="4242 4242 4242 4242")
+    assert "Alice Human" in confirmed.text and "12 Secret Lane<br>Springfield" in confirmed.text
+    seen_by_agent = agent.open().text
+    assert "your order is confirmed" in seen_by_agent
+    for detail in ("Alice Human", "Secret Lane", "Agent Smith", "Matrix Way"):
+        assert detail not in seen_by_agent
+
+
 def test_the_pending_test_card_leaves_the_order_pending_until_another_card_pays(human, mug):
     pending = human.confirm(card_number="4000 0000 0000 3063")
 
