@@ -3,6 +3,7 @@ form here refuses a change that would publish an invalid agents.json."""
 from django import forms
 from django.contrib import admin
 from django.db import models
+from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
@@ -204,6 +205,8 @@ class AgentSessionAdmin(admin.ModelAdmin):
         return format_html('<a href="{}" download>Download the signed artifact (JSON)</a>', url)
 
     def download_artifact(self, request, pk):
+        if not self.has_view_permission(request):
+            raise PermissionDenied  # admin_view checks only is_staff
         artifact = get_object_or_404(AuditArtifact, session_id=pk)
         response = JsonResponse(artifact.body, json_dumps_params={"indent": 2, "ensure_ascii": False})
         response["Content-Disposition"] = f'attachment; filename="audit-{artifact.session.public_id}.json"'

@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 import requests
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -197,6 +198,11 @@ def test_admin_shows_the_trail_read_only_and_offers_the_artifact(agent, admin_us
     assert client.post(f"/admin/agents_protocol/agentsession/{session.pk}/change/", {}).status_code == 403
     keys = client.get("/admin/agents_protocol/signingkey/").content.decode()
     assert agent.published_key() in keys
+
+    get_user_model().objects.create_user("clerk", password="a-long-test-password", is_staff=True)
+    clerk = Client()
+    clerk.force_login(get_user_model().objects.get(username="clerk"))  # staff, without any permission
+    assert clerk.get(f"/admin/agents_protocol/agentsession/{session.pk}/artifact.json").status_code == 403
 
 
 def test_parallel_calls_of_one_session_through_several_workers_never_fork_the_chain(tmp_path):
