@@ -8,6 +8,8 @@ The agent holds the same link it gave the human, so the human's details are show
 to the browser that typed them (kept in its session, and after confirming only if the order
 was confirmed with them), never read back from the order.
 """
+from functools import wraps
+
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
@@ -26,13 +28,27 @@ CLOSED_PAGES = {
 }
 
 
+
+def not_indexed(view):
+    """The link is a bearer secret: a page reached through one posted in public stays out of search engines."""
+
+    @wraps(view)
+    def answer(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        response["X-Robots-Tag"] = "noindex, nofollow"
+        return response
+
+    return answer
+
+
+@not_indexed
 @never_cache
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])  # HEAD: link checkers and previews
 def handoff(request, token):
     order = _order_or_404(token)
     if not order.is_open:
         return _closed_page(request, order)
-    if request.method == "GET":
+    if request.method != "POST":
         return _review_page(request, token, order, _details_form(request, order))
     form = CheckoutForm(request.POST)
     if not form.is_valid():
@@ -41,6 +57,7 @@ def handoff(request, token):
     return _run(request, token, order, form, lambda: services.confirm_order(order, form.customer()))
 
 
+@not_indexed
 @never_cache
 @require_POST
 def reduce_line(request, token, line_id):
@@ -54,6 +71,7 @@ def reduce_line(request, token, line_id):
                 lambda: services.reduce_line(order, line_id, quantity))
 
 
+@not_indexed
 @never_cache
 @require_POST
 def cancel(request, token):

@@ -209,6 +209,22 @@ def test_an_agent_that_typed_on_the_form_itself_never_sees_the_details_the_human
         assert detail not in seen_by_agent
 
 
+def test_the_link_answers_head_and_asks_search_engines_to_stay_away(human):
+    head = human.http.head(human.url, timeout=TIMEOUT)
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["X-Robots-Tag"] == "noindex, nofollow"
+    assert human.open().headers["X-Robots-Tag"] == "noindex, nofollow"
+    refused = human.post("cancel/", csrfmiddlewaretoken="")
+    assert refused.status_code == 403  # CSRF: a HEAD or a page view changed nothing, a bare POST neither
+    assert the_order().status == Order.Status.PENDING
+
+
+def test_a_cut_short_link_explains_itself_on_the_shops_own_404_page(human):
+    response = human.http.get(human.url.rstrip("/")[:-5] + "/", timeout=TIMEOUT)
+    assert response.status_code == 404
+    assert "ask the assistant for a new one" in response.text and "Acme Ceramics" in response.text
+
+
 def test_the_pending_test_card_leaves_the_order_pending_until_another_card_pays(human, mug):
     pending = human.confirm(card_number="4000 0000 0000 3063")
 
