@@ -295,10 +295,12 @@ def _take_line_stock(line):
 
 def _shortage_sentence(line):
     available = available_quantity(Product.objects.get(pk=line.product_id))
-    return (
-        f"Only {available} of {line.product_name} left, but the order has {line.quantity}: "
-        "reduce it or cancel the order."
-    )
+    if available:
+        return (f"Only {available} of {line.product_name} left, but the order has {line.quantity}: "
+                "reduce it or cancel the order.")
+    if line.order.lines.count() == 1:
+        return f"{line.product_name} is sold out and it is the only item in the order: cancel the order."
+    return f"{line.product_name} is sold out: remove it or cancel the order."
 
 
 def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):

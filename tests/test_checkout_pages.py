@@ -341,6 +341,19 @@ def test_an_item_that_sold_out_can_be_removed(human, saucer):
     assert order.subtotal == Decimal("48.00")
 
 
+def test_a_sold_out_only_item_offers_no_remove_button_that_would_fail_only_cancelling(live_server, mug):
+    handoff, _agent = agent_checkout(live_server.url, ("speckled-mug", 1))
+    human = Human(handoff["checkout_url"])
+    Product.objects.filter(pk=mug.pk).update(stock=0)
+    page = human.open().text
+    assert "Sold out, and it is the only item: the order can only be cancelled (below)." in page
+    assert "Remove Speckled Mug" not in page and "/reduce/" not in page and "Cancel order" in page
+    refused = human.confirm()
+    assert refused.status_code == 409
+    assert "Speckled Mug is sold out and it is the only item in the order: cancel the order." in refused.text
+    assert "cancelled" in human.post("cancel/").text
+
+
 def test_a_bad_reduce_request_is_400(human):
     mug_line = the_order().lines.get(product_public_id="speckled-mug")
     for quantity in ("2", "many"):
