@@ -1,6 +1,6 @@
 # Two commands for a fresh machine (see README.md):
 #   make run    install, migrate, load the demo catalog, serve with gunicorn
-#   make test   install everything (Python packages, Debian's chromium, PostgreSQL, Redis) and run every test
+#   make test   install everything (Python packages, Debian's chromium, PostgreSQL, Redis, nginx, Node) and run every test
 #               (test-package first: the app's wheel in a second shop on Django 5.2 and 6, via nox)
 # Not part of make test:
 #   make bench  load the site under gunicorn with wrk, compare every case with a floor

@@ -7,7 +7,7 @@ DOCUMENT_MAX_AGE    Cache-Control max-age, in seconds, of the discovery document
 MAX_BODY_BYTES      largest accepted API request body; larger ones get 413.
 MAX_URL_BYTES       longest path and query string (percent-encoded, with the `?`) of a request to
                     an agent path (the API, the documents, A2A, PactSpec: all under /.well-known/,
-                    and /llms.txt); longer ones get 414 `uri_too_long` (http/request_size.py).
+                    /llms.txt, and the MCP endpoint); longer ones get 414 `uri_too_long` (http/request_size.py).
 MAX_HEADER_BYTES    largest header block of a request to an agent path, each field counted as
                     `Name: value` and CRLF; larger ones get 431 `headers_too_large`. Both are
                     checked first, before the configuration is read. Keep them below the front
