@@ -57,7 +57,7 @@ regenerates the page; tokens, ids and times differ on each run).
   session ends verifies and downloads its signed trail. Its secret is not the session token
   and grants nothing else ([audit.md](audit.md#watching-a-session-the-inspector)).
 - Retries: a POST (session create, `cart.add`, `checkout`, `contact`, any POST capability) may
-  carry an `Idempotency-Key` header (1 to 255 visible ASCII characters, e.g. a UUID). Sending
+  carry an `Idempotency-Key` header (1 to 255 visible ASCII characters, no commas, e.g. a UUID). Sending
   the same request again with the same key runs it once: the stored answer comes back with
   `Idempotent-Replayed: true`. The same key with a different body (or endpoint) is 422
   `idempotency_conflict`; while the first request is still running, 409
@@ -65,7 +65,7 @@ regenerates the page; tokens, ids and times differ on each run).
   address for session create and calls without a session), so no agent can replay another's.
   Answers that ask for a retry (409, 429, 5xx) are not kept: retry them with the same key.
   GET, PUT and DELETE ignore the header (they are idempotent already).
-- Request size: on every agent path (the API, the discovery documents, A2A, PactSpec) the
+- Request size: on every agent path (the API, the discovery documents, A2A, PactSpec, MCP) the
   path and query string may be at most 4096 bytes, percent-encoded (`MAX_URL_BYTES`), and the
   header block at most 8192 bytes, each field counted as `Name: value` and CRLF
   (`MAX_HEADER_BYTES`); a request body at most 64 KiB (`MAX_BODY_BYTES`). Past them the answer
@@ -103,7 +103,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `invalid_params` | a parameter is missing, of the wrong type, out of its bounds or not one of its values; `fields` names each one (also session fields that are too long, and a PactSpec or A2A input that is not an object) | fix the parameters named in `fields` (agents.json describes each) and send again |
 | 400 | `invalid_json` | the body is not valid JSON (or has NaN or Infinity, a key twice, nesting deeper than 32 levels), or is not a JSON object | send one JSON object of parameters |
 | 400 | `invalid_request` | the request itself is malformed: a `Content-Length` that is not a number, an unexpected `Host`, too many parameters, or no HTTP/1.1 that gunicorn can read (gunicorn answers that itself, with the status HTTP gives: 501 for a transfer coding it does not know, 417 for an `Expect` it does not meet); also what a provider's `bad_request()` answers without a code of its own | send a well-formed request to the site's own host |
-| 400 | `invalid_idempotency_key` | the `Idempotency-Key` header is not 1 to 255 visible ASCII characters | send a UUID as the key, or no key |
+| 400 | `invalid_idempotency_key` | the `Idempotency-Key` header is not 1 to 255 visible ASCII characters without commas | send a UUID as the key, or no key |
 | 400 | `unknown_skill` | a PactSpec call (`{"skill", "input"}`) or an A2A message names no skill of this site (A2A: JSON-RPC -32602) | use a skill id of `/.well-known/pactspec.json` or `/.well-known/agent-card.json` |
 | 400 | `unknown_tool` | an MCP `tools/call` names no tool of this site (JSON-RPC -32602) | list the tools again with `tools/list` |
 | 400 | `unsupported_protocol_version` | an MCP request's `MCP-Protocol-Version` header names no revision this server speaks (2024-11-05 to 2025-11-25) | send the revision `initialize` answered |
