@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 import requests
+from django.core.management import call_command
 from django.db import connection
 from django.db.models import Sum
 from django.utils import timezone
@@ -151,6 +152,22 @@ def test_calls_older_than_the_retention_are_deleted_when_a_worker_writes(live_se
     recorder.calls.last_prune = None  # this process has not pruned yet
     ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
     assert sorted((today - day).days for day in AgentCall.objects.values_list("day", flat=True)) == [0, 30]
+
+
+def test_a_shop_without_time_zones_records_calls_shows_the_page_and_prunes(live_server, settings, admin_client):
+    """USE_TZ = False (older shops): times are naive local times; nothing raises."""
+    settings.USE_TZ = False
+    activity_settings(settings, ACTIVITY_BUFFER_SIZE=1, ACTIVITY_RETENTION_DAYS=30)
+    recorder.calls.last_prune = None
+    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    call = AgentCall.objects.get()
+    assert call.at.tzinfo is None and call.day == timezone.now().date()
+    assert abs((timezone.now() - call.at).total_seconds()) < 60
+
+    page = admin_client.get("/admin/agents_protocol/agentcall/")
+    assert page.status_code == 200 and "search" in page.content.decode()
+    call_command("agents_prune")
+    assert AgentCall.objects.count() == 1
 
 
 def test_a_gunicorn_worker_writes_its_calls_when_it_exits(tmp_path):

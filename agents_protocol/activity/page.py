@@ -12,7 +12,6 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
-from django.utils import timezone
 
 from agents_protocol.activity import recorder, report
 from agents_protocol.activity.charts import charts_of, round_ms
@@ -74,7 +73,7 @@ class ActivityFilters(forms.Form):
         if data.get("period") == "custom":
             period = report.Period(data["first"], data["last"])
         else:
-            today = timezone.localdate()
+            today = recorder.today()
             period = report.Period(today - timedelta(days=PERIODS[data.get("period") or "7d"] - 1), today)
         return report.Filters(period, data.get("capability") or "", (data.get("agent") or "").strip())
 

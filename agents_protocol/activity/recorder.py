@@ -16,6 +16,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import connections, router, transaction
 from django.utils import timezone
@@ -141,15 +142,22 @@ def write(groups):
     rows = []
     for (at, *described, duration_us), day, bucket, count in groups:
         moment = datetime.fromtimestamp(at, UTC)
+        if not settings.USE_TZ:
+            moment = timezone.make_naive(moment)  # the database takes local times then
         rows.append((ops.adapt_datetimefield_value(moment), ops.adapt_datefield_value(day), *described, duration_us,
                      bucket, count))
     with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
         cursor.executemany(INSERT, rows)
 
 
+def today():
+    """The current date in the site's time zone, whether USE_TZ is on or off (a shop's choice)."""
+    return timezone.localdate() if settings.USE_TZ else timezone.now().date()
+
+
 def prune(retention_days):
     """Delete the calls of days older than `retention_days` (today is day 0); returns how many."""
-    cutoff = timezone.localdate() - timedelta(days=retention_days)
+    cutoff = today() - timedelta(days=retention_days)
     deleted, _ = AgentCall.objects.filter(day__lt=cutoff).delete()
     return deleted
 
