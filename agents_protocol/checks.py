@@ -3,17 +3,18 @@
 | id      | what                                                                        |
 |---------|-----------------------------------------------------------------------------|
 | E001    | AGENTS_PROTOCOL["PROVIDER"] is not set                                      |
-| E002    | the provider cannot be imported                                             |
+| E002    | the provider cannot be imported, or is not a subclass of ShopProvider       |
 | E003    | a provider method the shop overrides cannot take the app's keyword call     |
 | E004    | AGENTS_PROTOCOL is not a dict, or has a key the app does not know (a typo)  |
 | E005    | the agent API middleware is not in MIDDLEWARE                               |
-| E006    | agents_protocol.urls is not included at the root of the URLconf             |
+| E006    | agents_protocol.urls is not included at the root of the URLconf, or the site is mounted under FORCE_SCRIPT_NAME |
 | E007    | audit is on but neither SIGNING_KEY nor SIGNING_KEY_FILE is set             |
 | E008    | SIGNING_KEY is not base64 of 32 bytes                                       |
 | E009    | the default database is neither SQLite nor PostgreSQL (sessions.py)          |
 | E010    | an endpoint lies outside /.well-known/ (saved before migration 0010)        |
 | E011    | SANDBOX is neither None nor a dict of its keys with whole numbers of at least 1 |
 | E012    | REVISION_SIGNAL cannot be imported, or its class has no read() and bump()   |
+| E013    | a setting of the wrong type: a whole number below its minimum or not a number (a string from the environment), DEFAULT_SITE not a dict of strings, a pipeline step that cannot be imported |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
@@ -34,14 +35,15 @@ from django.utils.module_loading import import_string
 
 from agents_protocol.core import sandbox
 from agents_protocol.core.capabilities import handler_for, registered_names
-from agents_protocol.core.conf import DEFAULTS, get_setting
+from agents_protocol.config_io import SITE_FIELDS
+from agents_protocol.core.conf import DEFAULTS, PIPELINE_STEPS, get_setting
 from agents_protocol.core.models import (
     AgentSession,
     AuditConfig,
     Capability,
     SessionConfig,
 )
-from agents_protocol.core.provider import base_methods, implements
+from agents_protocol.core.provider import ShopProvider, base_methods, implements
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN
 
 API_MIDDLEWARE = "agents_protocol.http.middleware.AgentsApiMiddleware"
@@ -105,6 +107,8 @@ def provider_configured(app_configs, **kwargs):
         provider_class = import_string(path)
     except ImportError as error:
         return [Error(f"Cannot import the provider {path!r}: {error}", id="agents_protocol.E002")]
+    if not (isinstance(provider_class, type) and issubclass(provider_class, ShopProvider)):
+        return [Error(f"The provider {path!r} is not a subclass of ShopProvider.", id="agents_protocol.E002")]
     return [
         Error(
             f"The provider {path} overrides a ShopProvider method with other parameters: {problem}",
@@ -127,12 +131,50 @@ def settings_known(app_configs, **kwargs):
     return [
         Error(
             f"AGENTS_PROTOCOL has an unknown key {key!r}.",
-            hint=f"Known keys: {', '.join(DEFAULTS)} (see agents_protocol/conf.py).",
+            hint=f"Known keys: {', '.join(DEFAULTS)} (see agents_protocol/core/conf.py).",
             id="agents_protocol.E004",
         )
         for key in overrides
         if key not in DEFAULTS
     ]
+
+
+# The smallest value of each whole-number setting (agents_protocol/core/conf.py).
+WHOLE_NUMBER_SETTINGS = {
+    "DOCUMENT_MAX_AGE": 0, "MAX_BODY_BYTES": 1, "MAX_URL_BYTES": 1, "MAX_HEADER_BYTES": 1, "AUDIT_RETENTION_DAYS": 1,
+    "TRUSTED_PROXY_COUNT": 0, "ACTIVITY_BUFFER_SIZE": 0, "ACTIVITY_FLUSH_SECONDS": 0, "ACTIVITY_RETENTION_DAYS": 1,
+}
+
+
+@register()
+def setting_values_valid(app_configs, **kwargs):
+    """Each setting of the right type: values read from the environment are strings, which
+    would otherwise fail only when a request or a migration uses them."""
+    return [
+        Error(f"AGENTS_PROTOCOL[{name!r}] {problem}.", id="agents_protocol.E013")
+        for name, problem in _setting_problems()
+    ]
+
+
+def _setting_problems():
+    for name, minimum in WHOLE_NUMBER_SETTINGS.items():
+        value = get_setting(name)
+        if type(value) is not int or value < minimum:
+            yield name, f"must be a whole number of at least {minimum}, not {value!r} (e.g. int(os.environ[...]))"
+    site = get_setting("DEFAULT_SITE")
+    if not (isinstance(site, dict) and all(key in SITE_FIELDS and isinstance(value, str) for key, value in site.items())):
+        yield "DEFAULT_SITE", f"must be a dict of strings with keys among {', '.join(SITE_FIELDS)}, not {site!r}"
+    for name in PIPELINE_STEPS:
+        value = get_setting(name)
+        paths = [value] if name == "EXCEPTION_HANDLER" else value
+        if isinstance(paths, str) or not isinstance(paths, (list, tuple)):
+            yield name, f"must be a list of dotted paths, not {value!r}"
+            continue
+        for path in paths:
+            try:
+                import_string(path)
+            except (ImportError, TypeError) as error:
+                yield name, f"names {path!r}, which cannot be imported: {error}"
 
 
 @register()
@@ -262,6 +304,14 @@ def documents_routed(app_configs, **kwargs):
         return [Error(
             "agents_protocol.urls is not included in the URLconf, so /.well-known/agents.json is not served.",
             hint='Add path("", include("agents_protocol.urls")) to your urlpatterns.',
+            id="agents_protocol.E006",
+        )]
+    mount = (getattr(settings, "FORCE_SCRIPT_NAME", None) or "").rstrip("/")
+    if mount and path == mount + AGENTS_JSON_PATH:
+        return [Error(
+            f"The site is mounted under {mount} (FORCE_SCRIPT_NAME): agents.json would be served at {path}, but "
+            f"well-known URIs are defined at the origin's root (RFC 8615) and agents look for {AGENTS_JSON_PATH}.",
+            hint="Serve the shop at the root of its origin (e.g. a host name of its own) for agents_protocol.",
             id="agents_protocol.E006",
         )]
     if path != AGENTS_JSON_PATH:

@@ -6,6 +6,7 @@ from django.core.checks import run_checks
 from django.db import connections
 from django.db.utils import ConnectionHandler
 from django.test import override_settings
+from django.urls import set_script_prefix
 
 from agents_protocol import checks
 from agents_protocol.checks import provider_interface_problems
@@ -100,6 +101,40 @@ def test_e004_unknown_keys_and_a_non_dict_are_reported(settings):
     assert ids(checks.settings_known(None)) == ["agents_protocol.E004"]
 
 
+def test_a_non_dict_setting_is_reported_by_the_whole_check_run_not_a_traceback(settings):
+    settings.AGENTS_PROTOCOL = None
+    assert "agents_protocol.E004" in ids(run_checks())
+
+
+def test_e002_a_provider_that_is_not_a_provider_class(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER="agents_protocol.core.conf.PIPELINE_STEPS")
+    [error] = checks.provider_configured(None)
+    assert error.id == "agents_protocol.E002" and "is not a subclass of ShopProvider" in error.msg
+
+
+def test_e013_the_shipped_settings_have_the_right_types():
+    assert checks.setting_values_valid(None) == []
+
+
+@pytest.mark.parametrize("name, value, problem", [
+    ("MAX_BODY_BYTES", "65536", "must be a whole number of at least 1, not '65536'"),
+    ("TRUSTED_PROXY_COUNT", "1", "must be a whole number of at least 0, not '1'"),
+    ("DOCUMENT_MAX_AGE", "1h", "must be a whole number of at least 0, not '1h'"),
+    ("AUDIT_RETENTION_DAYS", 0, "must be a whole number of at least 1, not 0"),
+    ("ACTIVITY_BUFFER_SIZE", True, "must be a whole number of at least 0, not True"),
+    ("DEFAULT_SITE", "Northwind", "must be a dict of strings"),
+    ("DEFAULT_SITE", {"nmae": "Northwind"}, "must be a dict of strings"),
+    ("AUTHENTICATION_CLASSES", ["nope.Auth"], "names 'nope.Auth', which cannot be imported"),
+    ("THROTTLE_CLASSES", "agents_protocol.http.throttling.AgentRateThrottle", "must be a list of dotted paths"),
+    ("EXCEPTION_HANDLER", "agents_protocol.http.exceptions.nothing", "cannot be imported"),
+])
+def test_e013_a_setting_of_the_wrong_type(settings, name, value, problem):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, **{name: value})
+    [error] = checks.setting_values_valid(None)
+    assert error.id == "agents_protocol.E013"
+    assert error.msg.startswith(f"AGENTS_PROTOCOL[{name!r}] ") and problem in error.msg
+
+
 def test_e005_the_api_middleware_is_missing(settings):
     assert checks.api_middleware_installed(None) == []
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != checks.API_MIDDLEWARE]
@@ -121,6 +156,17 @@ def test_e006_the_urls_are_included_under_a_prefix(settings, tmp_path, monkeypat
     settings.ROOT_URLCONF = "prefixed_urls"
     [error] = checks.documents_routed(None)
     assert error.id == "agents_protocol.E006" and "/shop/.well-known/agents.json" in error.msg
+
+
+def test_e006_the_site_is_mounted_under_a_script_name(settings):
+    settings.FORCE_SCRIPT_NAME = "/shop"
+    set_script_prefix("/shop/")  # as django.setup() does with FORCE_SCRIPT_NAME
+    try:
+        [error] = checks.documents_routed(None)
+    finally:
+        set_script_prefix("/")
+    assert error.id == "agents_protocol.E006"
+    assert "mounted under /shop (FORCE_SCRIPT_NAME)" in error.msg and "RFC 8615" in error.msg
 
 
 def test_e007_audit_on_without_a_signing_key(settings):

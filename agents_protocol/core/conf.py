@@ -85,6 +85,8 @@ PIPELINE_STEPS = ("AUTHENTICATION_CLASSES", "PERMISSION_CLASSES", "THROTTLE_CLAS
 
 def get_setting(name):
     overrides = getattr(settings, "AGENTS_PROTOCOL", {})
+    if not isinstance(overrides, dict):
+        return DEFAULTS[name]  # the E004 check says so; other checks still run
     return overrides.get(name, DEFAULTS[name])
 
 
