@@ -15,6 +15,7 @@
 | E011    | SANDBOX is neither None nor a dict of its keys with whole numbers of at least 1 |
 | E012    | REVISION_SIGNAL cannot be imported, or its class has no read() and bump()   |
 | E013    | a setting of the wrong type: a whole number below its minimum or not a number (a string from the environment), DEFAULT_SITE not a dict of strings, a pipeline step that cannot be imported |
+| E014    | the rate-limit cache is Django's DummyCache, which counts nothing           |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
@@ -175,6 +176,22 @@ def _setting_problems():
                 import_string(path)
             except (ImportError, TypeError) as error:
                 yield name, f"names {path!r}, which cannot be imported: {error}"
+
+
+@register(Tags.caches)
+def rate_limit_cache_counts(app_configs, **kwargs):
+    """django-ratelimit's E003 also refuses the local-memory cache, so single-process shops silence
+    it (docs/integration.md); a dummy cache, which counts nothing, must still be refused."""
+    alias = getattr(settings, "RATELIMIT_USE_CACHE", "default")
+    backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
+    if backend != "django.core.cache.backends.dummy.DummyCache":
+        return []
+    return [Error(
+        f"The rate-limit cache {alias!r} is Django's DummyCache, which keeps no count: agents would never be "
+        "rate limited, and every answer would claim a full X-RateLimit-Remaining.",
+        hint="Use Redis or Memcached (several processes), or the local-memory cache (one process).",
+        id="agents_protocol.E014",
+    )]
 
 
 @register()

@@ -135,6 +135,13 @@ def test_e013_a_setting_of_the_wrong_type(settings, name, value, problem):
     assert error.msg.startswith(f"AGENTS_PROTOCOL[{name!r}] ") and problem in error.msg
 
 
+def test_e014_a_dummy_rate_limit_cache_counts_nothing(settings):
+    assert checks.rate_limit_cache_counts(None) == []
+    settings.CACHES = {**settings.CACHES,
+                       settings.RATELIMIT_USE_CACHE: {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    assert ids(checks.rate_limit_cache_counts(None)) == ["agents_protocol.E014"]
+
+
 def test_e005_the_api_middleware_is_missing(settings):
     assert checks.api_middleware_installed(None) == []
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != checks.API_MIDDLEWARE]
