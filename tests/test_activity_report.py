@@ -101,7 +101,6 @@ class OrdersProvider(ShopProvider):
 
 def test_the_funnel_nests_each_step_in_the_one_before_and_asks_the_shop_who_paid(settings):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.OrdersProvider"}
-    report.get_provider.cache_clear()
     sessions = [make_agent_session(agent_name=f"a{n}") for n in range(6)]
     paths = [
         ("search", "cart.add", "checkout"),  # pays
@@ -117,10 +116,7 @@ def test_the_funnel_nests_each_step_in_the_one_before_and_asks_the_shop_who_paid
             record(capability, session)
     record("search", sessions[4], code="rate_limited", status=429)  # a refused search is no step
     OrdersProvider.paid = {sessions[0].pk}
-    try:
-        funnel = report.activity(last(1)).funnel
-    finally:
-        report.get_provider.cache_clear()
+    funnel = report.activity(last(1)).funnel
     assert [(step.name, step.sessions) for step in funnel] == [
         ("sessions", 6), ("searched", 4), ("added to cart", 3), ("checked out", 2), ("paid", 1)]
     assert [step.conversion for step in funnel] == [None, pytest.approx(4 / 6), 0.75, pytest.approx(2 / 3), 0.5]

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.handoffs import resolve_handoff
-from agents_protocol.core.provider import Handoff, ShopProvider, get_provider
+from agents_protocol.core.provider import Handoff, ShopProvider
 from agents_protocol.models import CheckoutHandoff
 from tests.api_client import API, AgentClient, assert_error, ok_data
 
@@ -39,10 +39,7 @@ class PayLaterProvider(ShopProvider):
 @pytest.fixture
 def pay_later_shop(settings):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.PayLaterProvider"}
-    get_provider.cache_clear()
     ORDERS.clear()
-    yield
-    get_provider.cache_clear()
 
 
 def human_pays(reference, number):

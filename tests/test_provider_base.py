@@ -6,6 +6,7 @@ ones, and a method the base class gains later breaks nothing.
 """
 import pytest
 from django.core.checks import run_checks
+from django.test import override_settings
 
 from acme.agents import AcmeProvider
 from agents_protocol import checks
@@ -48,14 +49,19 @@ UNIMPLEMENTED = {
 
 def use_provider(settings, provider_class):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.{provider_class.__name__}"}
-    get_provider.cache_clear()
 
 
 @pytest.fixture
 def search_and_detail_only(settings):
     use_provider(settings, SearchAndDetailProvider)
-    yield
-    get_provider.cache_clear()
+
+
+def test_changing_the_setting_swaps_the_provider_and_restoring_it_swaps_it_back(settings):
+    assert isinstance(get_provider(), AcmeProvider)
+    with override_settings(AGENTS_PROTOCOL={**settings.AGENTS_PROTOCOL,
+                                            "PROVIDER": f"{__name__}.SearchAndDetailProvider"}):
+        assert isinstance(get_provider(), SearchAndDetailProvider)
+    assert isinstance(get_provider(), AcmeProvider)
 
 
 def w002_capabilities():

@@ -9,7 +9,7 @@ from django.db import connection
 
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.money import as_money, minor_units, money_written
-from agents_protocol.core.provider import ItemPage, ShopProvider, get_provider
+from agents_protocol.core.provider import ItemPage, ShopProvider
 from agents_protocol.models import AgentSession, AuditEvent
 from catalog.models import Category
 from tests.api_client import API, AgentClient, assert_error, ok_data
@@ -54,12 +54,10 @@ class RawProvider(ShopProvider):
 @pytest.fixture
 def raw_shop(settings, live_server):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.RawProvider"}
-    get_provider.cache_clear()
     CALLS.clear()
     agent = AgentClient(live_server.url)
     agent.start_session(agent_name="test")
-    yield agent
-    get_provider.cache_clear()
+    return agent
 
 
 def cart_add_events():

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
 from agents_protocol.core.conf import get_setting
@@ -155,3 +156,11 @@ def get_provider() -> ShopProvider:
     if not path:
         raise ProviderNotConfigured('Set AGENTS_PROTOCOL["PROVIDER"] to the dotted path of your provider class.')
     return import_string(path)()
+
+
+def _forget_provider(setting, **kwargs):
+    if setting == "AGENTS_PROTOCOL":  # override_settings in a shop's tests swaps it
+        get_provider.cache_clear()
+
+
+setting_changed.connect(_forget_provider)
