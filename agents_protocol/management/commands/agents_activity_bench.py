@@ -6,7 +6,7 @@ DATA_DIR=/tmp/x or DATABASE_URL=postgres://…/scratch, migrated), with N synthe
 row per call (the worst case: the recorder groups a batch's like calls into one row), then
 prints how long the page's queries and the whole page take for a few filters (best and median
 of --rounds). --no-fill times the page over the calls already there, writing nothing but a
-staff user to log in with. docs/performance.md has the numbers.
+staff user to log in with, deleted again at the end. docs/performance.md has the numbers.
 """
 import random
 import statistics
@@ -47,7 +47,7 @@ class Command(BaseCommand):
         stored = AgentCall.objects.aggregate(rows=Count("*"), calls=Sum("calls"))
         self.stdout.write(f"{stored['calls'] or 0} calls in {stored['rows']} rows, "
                           f"{AgentSession.objects.count()} sessions.")
-        today = timezone.localdate()
+        today = recorder.today()
         month, week = report.Period(today - timedelta(days=DAYS - 1), today), report.Period(today - timedelta(days=6), today)
         cases = {
             "30 days": (report.Filters(month), "period=30d"),
@@ -55,7 +55,15 @@ class Command(BaseCommand):
             "30 days, one agent": (report.Filters(month, agent=AGENTS[0][0]), f"period=30d&agent={AGENTS[0][0]}"),
             "7 days": (report.Filters(week), "period=7d"),
         }
-        client = staff_client()
+        user = temporary_staff_user()
+        try:
+            self.time_cases(cases, rounds, user)
+        finally:
+            user.delete()
+
+    def time_cases(self, cases, rounds, user):
+        client = Client()
+        client.force_login(user)
         for name, (filters, query) in cases.items():
             first = client.get(f"/admin/agents_protocol/agentcall/?{query}")  # reads the indexes from disk
             if first.status_code != 200:
@@ -76,6 +84,13 @@ class Command(BaseCommand):
                           "the synthetic sessions included).")
 
 
+def temporary_staff_user():
+    """A superuser to open the page with, by whatever field the project's user model logs in."""
+    user_model = get_user_model()
+    return user_model.objects.create(**{user_model.USERNAME_FIELD: f"activity-bench-{time.time_ns()}"},
+                                     is_staff=True, is_superuser=True)
+
+
 def timed(rounds, run):
     """(best, median) seconds of `rounds` runs."""
     times = []
@@ -84,14 +99,6 @@ def timed(rounds, run):
         run()
         times.append(time.perf_counter() - started)
     return min(times), statistics.median(times)
-
-
-def staff_client():
-    user, _ = get_user_model().objects.get_or_create(username="activity-bench", defaults={"is_staff": True,
-                                                                                          "is_superuser": True})
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def fill(calls, rng, batch=10_000):
@@ -150,6 +157,6 @@ def weighted(rng, choices, share=1.0):
 def random_moment(rng):
     """A Unix time in the last DAYS days (today included, until now)."""
     now = time.time()
-    start = datetime.combine(timezone.localdate() - timedelta(days=DAYS - 1), datetime.min.time(),
+    start = datetime.combine(recorder.today() - timedelta(days=DAYS - 1), datetime.min.time(),
                              timezone.get_default_timezone()).timestamp()
     return rng.uniform(start, now)
