@@ -2,9 +2,12 @@
 periods and filters, refusals by code, the nested funnel and its paid step from the provider,
 the busiest agents, and latency percentiles read off the fixed histogram."""
 from datetime import UTC, datetime, time, timedelta
+from io import StringIO
 from typing import ClassVar
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -145,3 +148,13 @@ def test_calls_grouped_into_rows_that_count_them_give_the_report_of_one_row_each
 
     assert [report.activity(filters) for filters in every] == grouped
     assert grouped[0].total_calls == len(calls) and grouped[0].funnel[1].sessions == 2
+
+
+def test_the_page_bench_fills_a_scratch_database_times_the_page_and_leaves_no_user():
+    out = StringIO()
+    call_command("agents_activity_bench", "--calls", "300", "--rounds", "1", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[1].startswith("300 calls in 300 rows")
+    assert [line.split(":")[0] for line in lines[2:]] == [
+        "30 days", "30 days, capability search", "30 days, one agent", "7 days"]
+    assert not get_user_model().objects.filter(is_staff=True).exists()
