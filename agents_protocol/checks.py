@@ -236,7 +236,7 @@ def revision_signal_importable(app_configs, **kwargs):
 
 @register()
 def api_middleware_installed(app_configs, **kwargs):
-    if API_MIDDLEWARE in settings.MIDDLEWARE:
+    if any(_is_api_middleware(path) for path in settings.MIDDLEWARE):
         return []
     return [Error(
         f"{API_MIDDLEWARE} is not in MIDDLEWARE, so no agent API endpoint answers.",
@@ -244,6 +244,17 @@ def api_middleware_installed(app_configs, **kwargs):
         "configured in admin, not in the URLconf.",
         id="agents_protocol.E005",
     )]
+
+
+def _is_api_middleware(path):
+    """The app's middleware, or a shop's subclass of it."""
+    if path == API_MIDDLEWARE:
+        return True
+    try:
+        middleware = import_string(path)
+    except ImportError:
+        return False  # Django reports a middleware it cannot import
+    return isinstance(middleware, type) and issubclass(middleware, import_string(API_MIDDLEWARE))
 
 
 SUPPORTED_VENDORS = ("sqlite", "postgresql")

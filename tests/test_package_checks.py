@@ -11,6 +11,7 @@ from django.urls import set_script_prefix
 from agents_protocol import checks
 from agents_protocol.checks import provider_interface_problems
 from agents_protocol.core.provider import ShopProvider
+from agents_protocol.http.middleware import AgentsApiMiddleware
 from agents_protocol.models import AuditConfig, Capability
 
 pytestmark = pytest.mark.django_db
@@ -146,6 +147,16 @@ def test_e005_the_api_middleware_is_missing(settings):
     assert checks.api_middleware_installed(None) == []
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != checks.API_MIDDLEWARE]
     assert ids(checks.api_middleware_installed(None)) == ["agents_protocol.E005"]
+
+
+class ShopApiMiddleware(AgentsApiMiddleware):
+    pass
+
+
+def test_e005_a_subclass_of_the_api_middleware_counts(settings):
+    settings.MIDDLEWARE = [f"{__name__}.ShopApiMiddleware" if m == checks.API_MIDDLEWARE else m
+                           for m in settings.MIDDLEWARE]
+    assert checks.api_middleware_installed(None) == []
 
 
 @override_settings(ROOT_URLCONF="catalog.urls")
