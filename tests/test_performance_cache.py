@@ -1,6 +1,7 @@
 """The embedded cache (acme.embedded.cache.PersistentDiskCache) stays connected from one request to the next,
 answers django-ratelimit's add() of a counter it has seen without reading, and counts a present counter
 in one statement."""
+import secrets
 import subprocess
 import sys
 import time
@@ -170,19 +171,19 @@ import sys
 from acme.embedded.cache import PersistentDiskCache
 cache = PersistentDiskCache(sys.argv[1], {"DATABASE_TIMEOUT": 1.0})
 sys.stdin.readline()  # every process starts together
-for _ in range(int(sys.argv[2])):
-    cache.incr("shared")
+for _ in range(int(sys.argv[3])):
+    cache.incr(sys.argv[2])
 """
 
 
 def test_processes_incrementing_one_counter_at_once_lose_no_count():
-    cache = caches["default"]
-    assert cache.add("shared", 1, timeout=300)
-    processes = [subprocess.Popen([sys.executable, "-c", INCREMENTER, cache.directory, "300"],
+    cache, key = caches["default"], f"shared-{secrets.token_hex(8)}"  # the cache outlives a test
+    assert cache.add(key, 1, timeout=300)
+    processes = [subprocess.Popen([sys.executable, "-c", INCREMENTER, cache.directory, key, "300"],
                                   stdin=subprocess.PIPE, text=True) for _ in range(4)]
     for process in processes:
         process.stdin.write("go\n")
         process.stdin.flush()
     assert [process.wait(timeout=120) for process in processes] == [0] * 4
-    assert cache.get("shared") == 1 + 4 * 300
-    assert cache.incr("shared") == 1 + 4 * 300 + 1
+    assert cache.get(key) == 1 + 4 * 300
+    assert cache.incr(key) == 1 + 4 * 300 + 1
