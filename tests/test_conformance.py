@@ -1,7 +1,7 @@
 """Conformance: the wire assertions of the protocol's public documents, replayed over HTTP.
 
 The documents are the protocol's own spec texts, from two branches of its public repository
-that disagree in places (../shared/reference/protocol-spec/: agents-protocol/ and review-repo/,
+that disagree in places (tests/reference/protocol-spec/: agents-protocol/ and review-repo/,
 each with agents-txt.md, agents-json.md, interaction-api.md, session.md and audit.md). Each test
 replays one assertion against a live server (pytest-django's live_server, real HTTP through
 requests) and quotes, in its docstring, the sentence it comes from, as a paragraph of its own:
@@ -18,7 +18,7 @@ naming the entry of docs/api.md's "Where this profile differs from the protocol'
 why" that gives the reason.
 
 The meta tests at the end keep the rule: every test quotes a source, every quotation is verbatim
-in the file(s) it names (when ../shared is present, as in CI), every difference named in a
+in the file(s) it names, every difference named in a
 docstring is an entry of docs/api.md and every entry there is asserted by a test.
 
 Fast: no real waiting. Session deadlines are moved in the database (as tests/test_api_sessions.py
@@ -61,8 +61,7 @@ from tests.api_client import API, SESSION_PATH, TIMEOUT, assert_error, ok_data
 from tests.factories import make_product
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = ROOT.parent / "shared" / "reference" / "protocol-spec"  # beside the repository, as in CI
-REFERENCE_SCHEMA = ROOT.parent / "shared" / "reference" / "agents.schema.json"
+SPEC = ROOT / "tests" / "reference" / "protocol-spec"
 PROJECT_SCHEMA = ROOT / "agents_protocol" / "schemas" / "agents.schema.json"
 API_DOC = ROOT / "docs" / "api.md"
 
@@ -374,8 +373,7 @@ def test_agents_json_validates_against_the_canonical_schema(site):
 
     agents-json.md (agents-protocol): "Implementations SHOULD validate `agents.json` against the [JSON Schema](schemas/agents.schema.json) before using it."
     """
-    schema_path = REFERENCE_SCHEMA if REFERENCE_SCHEMA.exists() else PROJECT_SCHEMA
-    validator = Draft7Validator(json.loads(schema_path.read_text()), format_checker=FormatChecker())
+    validator = Draft7Validator(json.loads(PROJECT_SCHEMA.read_text()), format_checker=FormatChecker())
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(agents_json(site))]
     assert not errors, errors
 
@@ -1633,7 +1631,6 @@ def test_every_conformance_test_quotes_its_source():
     assert not unknown, unknown
 
 
-@pytest.mark.skipif(not SPEC.is_dir(), reason="the protocol's spec texts (../shared/reference) are not beside the repository")
 def test_every_quotation_is_verbatim_in_its_source():
     """Each quotation (each excerpt of it) is in the named file of each named branch, whitespace aside."""
     texts = {(branch, name): normalized((SPEC / branch / name).read_text()) for branch in ("agents-protocol", "review-repo")

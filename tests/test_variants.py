@@ -13,7 +13,7 @@ from tests.api_client import API, AgentClient, assert_error, ok_data
 
 pytestmark = pytest.mark.django_db
 
-SHARED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "agents.schema.json"
+CANONICAL_SCHEMA = Path(__file__).resolve().parents[1] / "agents_protocol" / "schemas" / "agents.schema.json"
 
 
 @pytest.fixture
@@ -82,7 +82,6 @@ def test_agents_json_and_the_a2a_card_tell_agents_of_variants(shop, live_server)
     capabilities = {c["name"]: c for c in agents["capabilities"]}
     assert "variants" in capabilities["detail"]["description"]
     assert "variants" in capabilities["cart.add"]["params"]["item_id"]["description"]
-    if SHARED_SCHEMA.exists():
-        Draft7Validator(json.loads(SHARED_SCHEMA.read_text())).validate(agents)
+    Draft7Validator(json.loads(CANONICAL_SCHEMA.read_text())).validate(agents)
     card = document(live_server, "/.well-known/agent-card.json")
     assert "variants" in next(s for s in card["skills"] if s["id"] == "detail")["description"]
