@@ -9,7 +9,7 @@ requests) and quotes, in its docstring, the sentence it comes from, as a paragra
     <file>.md (<agents-protocol | review-repo | both branches>): "<the words, verbatim>"
 
 (`" … "` joins two excerpts of the same file.) Where the branches disagree, the test follows the
-profile (../shared/DESIGN.md). Where the profile deliberately differs from a quoted sentence,
+profile (docs/api.md names where it differs). Where the profile deliberately differs from a quoted sentence,
 the test asserts this site's behaviour and says so in a paragraph
 
     Deliberate difference (docs/api.md: "<entry>"): …
