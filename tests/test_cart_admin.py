@@ -26,8 +26,12 @@ def test_order_admin_shows_lines_but_never_the_token_hash(admin_client, order):
 
 
 def test_order_admin_search_by_number(admin_client, order):
+    other_session = make_agent_session()
+    services.add_item(other_session, "speckled-mug", 1)
+    other, _token = services.start_checkout(other_session)
     response = admin_client.get(reverse("admin:cart_order_changelist"), {"q": order.number})
-    assert order.number in response.content.decode()
+    html = response.content.decode()
+    assert order.number in html and other.number not in html
 
 
 def test_cart_admin_search_by_session_public_id(admin_client, order):

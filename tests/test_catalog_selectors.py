@@ -173,7 +173,7 @@ class TestBrowseProducts:
 
     @pytest.mark.parametrize("page, limit", [(0, 10), (-1, 10), (1, 0)])
     def test_page_and_limit_must_be_positive(self, mugs, page, limit):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="page and limit must be positive integers"):
             selectors.browse_products(None, "newest", page=page, limit=limit)
 
     def test_query_count_is_constant(self, mugs, django_assert_num_queries):
