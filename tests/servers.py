@@ -5,6 +5,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,7 @@ class SiteProcess:
     url: str
     env: dict
     process: subprocess.Popen
+    pid_log: Path | None = None  # start_site(log_worker_pids=True): the pid of the worker that answered, a line each
 
     def manage(self, *args, input=None):
         """Run manage.py against this server's database; returns the CompletedProcess."""
@@ -52,21 +54,42 @@ def site_env(data_dir, **extra):
     return env
 
 
-def start_site(data_dir, workers=2, **extra_env):
+def start_site(data_dir, workers=2, log_worker_pids=False, **extra_env):
     """Migrate a fresh database in data_dir and serve it with gunicorn; waits until it answers."""
     port = free_port()
     env = site_env(data_dir, **extra_env)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    pid_log = Path(data_dir) / "worker-pids.log" if log_worker_pids else None
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "acme.wsgi", "--bind", f"127.0.0.1:{port}",
          "--workers", str(workers), "--log-level", "warning",
          # Several test servers run at once: none may claim gunicorn's shared default control socket.
-         "--no-control-socket"],
+         "--no-control-socket",
+         *(["--access-logfile", str(pid_log), "--access-logformat", "%(p)s"] if pid_log else [])],
         cwd=ROOT, env=env,
     )
-    site = SiteProcess(url=f"http://127.0.0.1:{port}", env=env, process=process)
+    site = SiteProcess(url=f"http://127.0.0.1:{port}", env=env, process=process, pid_log=pid_log)
     _wait_until_serving(site)
     return site
+
+
+def on_every_worker(site, check, workers, attempts=30):
+    """Run `check()` (a request that asserts on its answer) in concurrent bursts until each of the
+    site's `workers` gunicorn workers has answered some of them: a worker that never answers is
+    never checked, and one sequential client mostly gets the worker that answered it last.
+    The site was started with log_worker_pids=True."""
+    answered_by = set()
+    for _ in range(attempts):
+        offset = site.pid_log.stat().st_size
+        with ThreadPoolExecutor(max_workers=2 * workers) as pool:
+            for _ in pool.map(lambda _: check(), range(6 * workers)):
+                pass
+        with site.pid_log.open("rb") as log:
+            log.seek(offset)
+            answered_by |= set(log.read().split())
+        if len(answered_by) >= workers:
+            return
+    raise AssertionError(f"only workers {sorted(answered_by)} of {workers} answered")
 
 
 def migrate(env):
