@@ -2,7 +2,9 @@
 # collected at build time and served by WhiteNoise, /healthz for the health check.
 # Configure it with the environment (README, "Environment"); see docs/deploy.md.
 #   docker build -t acme-ceramics .
-#   docker run -p 8000:8000 -e SECRET_KEY=… -e ALLOWED_HOSTS=shop.example -v acme-data:/data acme-ceramics
+#   docker run -p 127.0.0.1:8000:8000 -e SECRET_KEY=… -e ALLOWED_HOSTS=shop.example -v acme-data:/data acme-ceramics
+# (published to the host's proxy only: with TRUSTED_PROXY_COUNT set, a client reaching gunicorn
+# directly could forge X-Forwarded-For)
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

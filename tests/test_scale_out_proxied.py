@@ -26,6 +26,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -136,7 +137,8 @@ pid {root}/nginx.pid;
 error_log {root}/error.log warn;
 events {{ worker_connections 512; }}
 http {{
-    access_log off;
+    include {log_conf};
+    access_log {root}/access.log acme_redacted;
     client_body_temp_path {root}/body;
     proxy_temp_path {root}/proxy;
     fastcgi_temp_path {root}/fastcgi;
@@ -170,7 +172,8 @@ def self_signed_certificate(root):
 def start_nginx(root, port, upstream_ports):
     conf = root / "nginx.conf"
     conf.write_text(NGINX_CONF.format(root=root, port=port, port_a=upstream_ports[0], port_b=upstream_ports[1],
-                                      proxy_conf=ROOT / "deploy/nginx/proxy.conf"))
+                                      proxy_conf=ROOT / "deploy/nginx/proxy.conf",
+                                      log_conf=ROOT / "deploy/nginx/redacted-log.conf"))
     return subprocess.Popen([NGINX, "-p", str(root), "-c", str(conf), "-g", "daemon off;"])
 
 
@@ -200,7 +203,8 @@ def deployment(postgres_server, redis_server):  # noqa: F811
     proxy = start_nginx(root, port, [env["PORT"] for env in envs])
     url = f"https://127.0.0.1:{port}"
     wait_until(lambda: requests.get(f"{url}/healthz", verify=certificate, timeout=5).ok, proxy)
-    yield {"url": url, "certificate": certificate, "app": app, "envs": envs, "instances": instances}
+    yield {"url": url, "certificate": certificate, "app": app, "envs": envs, "instances": instances,
+           "access_log": root / "access.log"}
     stop(proxy)
     for instance in instances:
         stop(instance)
@@ -312,3 +316,31 @@ def test_a_session_and_its_audit_chain_span_both_instances(deployment):
         (1, "session.create"), (2, "search"), (3, "cart.add"), (4, "cart.add"), (5, "cart.view"),
         (6, "session.end")]
     assert_error(client.get(f"{url}/cart/view", timeout=TIMEOUT), 401, "session_ended")
+
+
+def test_the_proxys_access_log_keeps_no_checkout_link_or_inspector_secret(deployment):
+    set_rate_limit(deployment, 600)
+    client = fresh_client(deployment)
+    created = ok_data(client.post(f"{deployment['url']}{SESSION_PATH}", json={"agent_name": "logged"},
+                                  timeout=TIMEOUT), 201)
+    client.headers["Authorization"] = f"Bearer {created['session_token']}"
+    ok_data(client.post(f"{deployment['url']}{API}/cart/add", json={"item_id": ITEM, "quantity": 1}, timeout=TIMEOUT))
+    checkout_url = ok_data(client.post(f"{deployment['url']}{API}/checkout", timeout=TIMEOUT))["checkout_url"]
+    secrets_in_paths = [urlsplit(checkout_url).path.split("/")[2], urlsplit(created["inspect_url"]).path.split("/")[-1]]
+    assert client.get(checkout_url, timeout=TIMEOUT).status_code == 200
+    assert client.get(created["inspect_url"], timeout=TIMEOUT).status_code == 200
+
+    log = wait_for_log_lines(deployment["access_log"], ["/checkout/[redacted]/", "/inspect/[redacted]"])
+    assert all(len(secret) >= 20 and secret not in log for secret in secrets_in_paths)
+    assert f"{API}/cart/add" in log  # other paths are logged as they are
+
+
+def wait_for_log_lines(path, fragments, timeout=10):
+    """The log once it holds every fragment (nginx writes a line after answering)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        log = path.read_text()
+        if all(fragment in log for fragment in fragments) or time.monotonic() > deadline:
+            assert all(fragment in log for fragment in fragments), log[-2000:]
+            return log
+        time.sleep(0.1)
