@@ -282,8 +282,14 @@ if PRODUCTION:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", True)
 
+# deploy/gunicorn.conf.py reads it too: a worker stuck longer is replaced.
+GUNICORN_TIMEOUT = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+
 AGENTS_PROTOCOL = {
     "PROVIDER": "acme.agents.AcmeProvider",
+    # A call with an Idempotency-Key still running after this long died with its worker: well
+    # past gunicorn's timeout, so a slow call and its retry never both run.
+    "IDEMPOTENCY_LEASE_SECONDS": 2 * GUNICORN_TIMEOUT,
     # How many reverse proxies append to X-Forwarded-For in front of us; 0 ignores the header.
     "TRUSTED_PROXY_COUNT": TRUSTED_PROXY_COUNT,
     # A base64 Ed25519 seed from the environment wins; otherwise one is generated into DATA_DIR.

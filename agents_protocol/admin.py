@@ -2,8 +2,8 @@
 form here refuses a change that would publish an invalid agents.json."""
 from django import forms
 from django.contrib import admin
-from django.db import models
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse

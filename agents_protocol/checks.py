@@ -34,9 +34,9 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, router
 from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
+from agents_protocol.config_io import SITE_FIELDS
 from agents_protocol.core import sandbox
 from agents_protocol.core.capabilities import handler_for, registered_names
-from agents_protocol.config_io import SITE_FIELDS
 from agents_protocol.core.conf import DEFAULTS, PIPELINE_STEPS, get_setting
 from agents_protocol.core.models import (
     AgentSession,
@@ -143,7 +143,8 @@ def settings_known(app_configs, **kwargs):
 # The smallest value of each whole-number setting (agents_protocol/core/conf.py).
 WHOLE_NUMBER_SETTINGS = {
     "DOCUMENT_MAX_AGE": 0, "MAX_BODY_BYTES": 1, "MAX_URL_BYTES": 1, "MAX_HEADER_BYTES": 1, "AUDIT_RETENTION_DAYS": 1,
-    "TRUSTED_PROXY_COUNT": 0, "ACTIVITY_BUFFER_SIZE": 0, "ACTIVITY_FLUSH_SECONDS": 0, "ACTIVITY_RETENTION_DAYS": 1,
+    "IDEMPOTENCY_LEASE_SECONDS": 1, "TRUSTED_PROXY_COUNT": 0, "ACTIVITY_BUFFER_SIZE": 0, "ACTIVITY_FLUSH_SECONDS": 0,
+    "ACTIVITY_RETENTION_DAYS": 1,
 }
 
 

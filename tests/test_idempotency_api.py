@@ -89,12 +89,16 @@ def test_a_request_still_in_flight_is_409_with_retry_after(agent):
     assert not CartLine.objects.exists()
 
 
-def test_a_request_in_flight_past_its_lease_was_abandoned_and_runs_again(agent):
+@pytest.mark.parametrize("lease_seconds", [60, 300])
+def test_a_request_in_flight_past_its_lease_was_abandoned_and_runs_again(agent, settings, lease_seconds):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "IDEMPOTENCY_LEASE_SECONDS": lease_seconds}
     session = AgentSession.objects.get(token_hash=hash_token(agent.token))
     body = {"item_id": "mug", "quantity": 1}
     idempotency.begin(idempotency.scope_for(session, "127.0.0.1"), "died-1", idempotency.fingerprint("POST", ADD, "cart.add", body))
-    IdempotencyRecord.objects.update(created_at=timezone.now() - idempotency.IN_FLIGHT_LEASE)
+    IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(seconds=lease_seconds - 5))
+    assert_error(agent.post(ADD, body, headers=keyed("died-1")), 409, "idempotency_in_flight")  # within its lease
 
+    IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(seconds=lease_seconds))
     response = agent.post(ADD, body, headers=keyed("died-1"))
     assert ok_data(response)["quantity"] == 1 and not replayed(response)
 

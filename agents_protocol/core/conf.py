@@ -16,6 +16,10 @@ SIGNING_KEY         base64 of a 32-byte Ed25519 seed for audit signatures (e.g. 
 SIGNING_KEY_FILE    where to keep the seed when SIGNING_KEY is unset: created once with mode 0600,
                     replaced by `manage.py agents_keys rotate`. One of the two is needed for audit.
 AUDIT_RETENTION_DAYS  sessions ended longer ago are deleted with their trails by `agents_prune` (then 404).
+IDEMPOTENCY_LEASE_SECONDS  how long a request with an Idempotency-Key may run before its key counts
+                    as abandoned (its worker died) and a retry runs it again. Keep it above the
+                    longest a worker may take (gunicorn's timeout), or a slow call and its retry
+                    both run.
 TRUSTED_PROXY_COUNT how many reverse proxies in front of the site append to X-Forwarded-For.
                     0 (default) ignores the header: the client address is REMOTE_ADDR, which a
                     client cannot forge. With n, it is the n-th entry from the right.
@@ -66,6 +70,7 @@ DEFAULTS = {
     "SIGNING_KEY": None,
     "SIGNING_KEY_FILE": None,
     "AUDIT_RETENTION_DAYS": 30,
+    "IDEMPOTENCY_LEASE_SECONDS": 60,
     "TRUSTED_PROXY_COUNT": 0,
     "SANDBOX": None,
     "REVISION_SIGNAL": None,

@@ -35,13 +35,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from nacl.secret import SecretBox
 
+from agents_protocol.core.conf import get_setting
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import IdempotencyRecord
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
 RETENTION = timedelta(hours=24)
-# A request still marked in flight after this long died with its worker (gunicorn's timeout is 30 s).
-IN_FLIGHT_LEASE = timedelta(seconds=60)
 # Visible ASCII, as the IETF draft's examples, but the comma: a server joins repeated headers with one.
 KEY_FORMAT = re.compile(r"[\x21-\x2b\x2d-\x7e]{1,255}")
 RETRYABLE_STATUSES = {409, 429}
@@ -135,11 +134,16 @@ def _create(key_hash, request_fingerprint):
 def _remove_if_stale(record):
     """Delete an expired record, or one in flight past its lease; True if it was stale."""
     now = timezone.now()
-    abandoned = record.response_status is None and record.created_at <= now - IN_FLIGHT_LEASE
+    abandoned = record.response_status is None and record.created_at <= now - in_flight_lease()
     if record.expires_at > now and not abandoned:
         return False
     IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).delete()
     return True
+
+
+def in_flight_lease():
+    """A request still marked in flight after this long died with its worker (core/conf.py)."""
+    return timedelta(seconds=get_setting("IDEMPOTENCY_LEASE_SECONDS"))
 
 
 def _unseal(box, sealed):

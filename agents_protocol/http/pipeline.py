@@ -292,7 +292,7 @@ class AgentView(APIView):
         try:
             idempotency.finish(self.idempotency_claim, outcome_status, response.status_code, response.data)
         except Exception:
-            # The answer is on its way; the key stays in flight until IN_FLIGHT_LEASE, then runs again.
+            # The answer is on its way; the key stays in flight until its lease ends, then runs again.
             logger.exception("Could not store the answer for its Idempotency-Key (request id %s)", self.request_id)
 
 
