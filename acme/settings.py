@@ -160,6 +160,8 @@ if EMBEDDED_DATABASE:
     DATABASES["default"].setdefault("TEST", {})["NAME"] = str(DATA_DIR / "test_db.sqlite3")
 else:
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+    # Behind PgBouncer in transaction pooling, server-side cursors (QuerySet.iterator()) break.
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env_bool("DISABLE_SERVER_SIDE_CURSORS", False)
 
 # The API's rate-limit counters must be shared by every worker and every instance and
 # incremented atomically (django-ratelimit refuses LocMem, file and database caches).

@@ -202,3 +202,14 @@ def test_every_environment_variable_is_documented_in_the_readme():
     assert {"REDIS_URL", "DJANGO_ENV", "TRUSTED_PROXY_COUNT", "GUNICORN_TIMEOUT", "MIGRATE_ON_START"} <= names
     names.add("DATABASE_URL")  # read by dj_database_url
     assert sorted(name for name in names if f"`{name}`" not in table) == []
+
+
+@pytest.mark.parametrize("value, expected", [(None, "False"), ("true", "True")])
+def test_server_side_cursors_can_be_turned_off_for_pgbouncer(tmp_path, value, expected):
+    env = site_env(tmp_path, DATABASE_URL=SHARED_DATABASE)
+    if value:
+        env["DISABLE_SERVER_SIDE_CURSORS"] = value
+    code = "from django.conf import settings; print(settings.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS'])"
+    result = manage(env, "shell", "--verbosity", "0", "--command", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
