@@ -3,6 +3,9 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.db import IntegrityError, transaction
+
+EXISTS = "Admin: a superuser exists already (reset with: manage.py changepassword <name>)."
 
 
 class Command(BaseCommand):
@@ -17,10 +20,15 @@ class Command(BaseCommand):
     def handle(self, *args, username, email, **options):
         users = get_user_model()
         if users.objects.filter(is_superuser=True).exists():
-            self.stdout.write("Admin: a superuser exists already (reset with: manage.py changepassword <name>).")
+            self.stdout.write(EXISTS)
             return
         password = secrets.token_urlsafe(12)
-        users.objects.create_superuser(username=username, email=email, password=password)
+        try:
+            with transaction.atomic():
+                users.objects.create_superuser(username=username, email=email, password=password)
+        except IntegrityError:  # another process created it since the check above, or an account has the name
+            self.stdout.write(f"Admin: an account named {username!r} exists already; nothing was created.")
+            return
         self.stdout.write(self.style.WARNING(
             f"Admin account created. Username: {username}  Password: {password}\n"
             "This password is shown only once. Change it with: .venv/bin/python manage.py changepassword admin"
