@@ -6,7 +6,7 @@ import copy
 import pytest
 
 from agents_protocol.config_io import ConfigFileError, export_config, import_config
-from agents_protocol.models import Capability, SessionConfig
+from agents_protocol.models import AuditConfig, Capability, SessionConfig
 from tests.test_agents_admin import capability_form, field_errors, flow_form, unchanged  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -123,3 +123,26 @@ def test_a_literal_path_an_earlier_template_would_answer_is_refused_either_way(a
     earlier = capability_form(name="lookup", endpoint="/.well-known/agents/api/:anything", method="GET",
                               position=str(max(search.position - 1, 0)), requires_session="")
     assert "would answer search&#x27;s path" in field_errors(admin_client.post(CAPABILITY_ADD, earlier))
+
+
+# The router tries the session and audit endpoints before any capability.
+
+
+def test_an_audit_endpoint_that_would_answer_a_capabilitys_path_is_refused(admin_client, unchanged):
+    form = {"enabled": "on", "endpoint": "/.well-known/agents/api/:session_id"}
+    errors = field_errors(admin_client.post("/admin/agents_protocol/auditconfig/1/change/", form))
+    assert "This would answer GET on search&#x27;s path (/.well-known/agents/api/search)." in errors, errors
+    assert AuditConfig.load().endpoint == "/.well-known/agents/api/audit/:session_id"
+
+
+def test_a_capability_the_audit_endpoint_would_answer_first_is_refused(admin_client, unchanged):
+    form = capability_form(name="trails", endpoint="/.well-known/agents/api/audit/recent", method="GET")
+    assert "The audit endpoint answers GET on this path." in field_errors(admin_client.post(CAPABILITY_ADD, form))
+
+
+def test_a_session_endpoint_that_would_answer_capabilities_paths_is_refused(admin_client, unchanged):
+    form = {"create_endpoint": "/.well-known/agents/api/:anything",
+            "delete_endpoint": "/.well-known/agents/api/session", "ttl_seconds": "1800"}
+    errors = field_errors(admin_client.post("/admin/agents_protocol/sessionconfig/1/change/", form))
+    assert "Capability checkout, contact already uses this endpoint and method." in errors, errors
+    assert SessionConfig.load().create_endpoint == "/.well-known/agents/api/session"

@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Q
 from django.utils.deconstruct import deconstructible
 
 from agents_protocol.core import schema as param_rules
@@ -83,6 +82,11 @@ def hides(template, literal):
 def path_shape(template):
     """The template with its :names blanked: two templates of one shape match the same paths."""
     return "/".join(":" if segment.startswith(":") else segment for segment in template.split("/"))
+
+
+def takes_paths_of(first, later):
+    """Whether a route at template `first`, tried before one at `later`, answers paths meant for it."""
+    return path_shape(first) == path_shape(later) or hides(first, later)
 
 
 def refuse_nul(instance, *names):
@@ -196,9 +200,9 @@ class SessionConfig(SingletonModel):
         return {(self.create_endpoint, "POST"), (self.delete_endpoint, "DELETE")}
 
     def clean(self):
-        taken = Capability.objects.filter(
-            Q(endpoint=self.create_endpoint, method="POST") | Q(endpoint=self.delete_endpoint, method="DELETE")
-        ).values_list("name", flat=True)
+        taken = sorted({capability.name for endpoint, method in self.routes()
+                        for capability in Capability.objects.filter(method=method)
+                        if takes_paths_of(endpoint, capability.endpoint)})
         if taken:
             raise ValidationError(f"Capability {', '.join(taken)} already uses this endpoint and method.")
 
@@ -236,6 +240,11 @@ class AuditConfig(SingletonModel):
     def clean(self):
         if ":session_id" not in self.endpoint.split("/"):
             raise ValidationError({"endpoint": "The endpoint must contain a :session_id segment."})
+        # The router tries the audit endpoint before any capability.
+        for capability in Capability.objects.filter(method="GET"):
+            if takes_paths_of(self.endpoint, capability.endpoint):
+                raise ValidationError({"endpoint": f"This would answer GET on {capability.name}'s path "
+                                                   f"({capability.endpoint})."})
 
 
 class McpConfig(SingletonModel):
@@ -293,8 +302,7 @@ class Capability(models.Model):
             raise ValidationError({"method": OBJECT_IN_QUERY})
         if not self.enabled and self.pk:
             self._check_can_be_disabled()
-        if (self.endpoint, self.method) in SessionConfig.load().routes():
-            raise ValidationError({"endpoint": "This endpoint and method are used by the session API."})
+        self._check_not_taken_by_the_session_or_audit_endpoints()
         self._check_path_shape_is_free()
         if self.enabled:
             self._check_reachable()
@@ -311,12 +319,18 @@ class Capability(models.Model):
                 raise ValidationError({"position": f"This would answer {other.name}'s path ({other.endpoint}) before "
                                                    "it: give this capability a higher position."})
 
+    def _check_not_taken_by_the_session_or_audit_endpoints(self):
+        """The router tries them before any capability: one of their templates would answer this path."""
+        for endpoint, method in SessionConfig.load().routes():
+            if method == self.method and takes_paths_of(endpoint, self.endpoint):
+                raise ValidationError({"endpoint": "This endpoint and method are used by the session API."})
+        if self.method == "GET" and takes_paths_of(AuditConfig.load().endpoint, self.endpoint):
+            raise ValidationError({"endpoint": "The audit endpoint answers GET on this path."})
+
     def _check_path_shape_is_free(self):
         """Two templates that differ only in their :names match the same paths: the second would
-        never be reached (nor would a GET on the audit endpoint's shape)."""
+        never be reached."""
         shape = path_shape(self.endpoint)
-        if self.method == "GET" and shape == path_shape(AuditConfig.load().endpoint):
-            raise ValidationError({"endpoint": "The audit endpoint answers GET on this path."})
         for other in Capability.objects.filter(method=self.method).exclude(pk=self.pk).exclude(endpoint=self.endpoint):
             if path_shape(other.endpoint) == shape:
                 raise ValidationError({"endpoint": f"{other.name} already answers {self.method} on this path "
