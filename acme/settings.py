@@ -319,4 +319,7 @@ LOGGING = {
     "filters": {"redact_secrets": {"()": "acme.log_redaction.RedactSecrets"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # runserver's request lines (a local demo): Django gives them a handler of its own, unfiltered.
+    "loggers": {"django.server": {"handlers": ["console"], "filters": ["redact_secrets"], "level": "INFO",
+                                  "propagate": False}},
 }

@@ -2,6 +2,7 @@
 gunicorn (the shipped deploy/gunicorn.conf.py) with access logs and debug logging to files,
 Django's logging at DEBUG captured too; neither the session token, the inspector's secret nor the
 checkout link's token appears in them, refusals (401, 403, 404) included."""
+import logging
 import subprocess
 import sys
 
@@ -78,3 +79,24 @@ def test_neither_the_session_token_nor_the_checkout_token_is_logged(logged_site)
     for name, secret in secrets_used.items():
         assert secret not in access, f"{name} in the access log"
         assert secret not in errors, f"{name} in the error log"
+
+
+def test_runservers_request_lines_are_redacted_too():
+    """`manage.py runserver` logs each request line on django.server, which Django gives a
+    handler of its own: the site's redaction filter sits on that logger."""
+    logger, kept = logging.getLogger("django.server"), KeptMessages()
+    logger.addHandler(kept)
+    try:
+        logger.info('"%s" %s %s', "GET /checkout/" + "k" * 43 + "/ HTTP/1.1", "200", "5120")
+    finally:
+        logger.removeHandler(kept)
+    assert kept.messages == ['"GET /checkout/[redacted]/ HTTP/1.1" 200 5120']
+
+
+class KeptMessages(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
