@@ -33,16 +33,27 @@ def cart_errors_as_capability_errors():
         raise CapabilityError(error.status, error.code, error.message) from error
 
 
-def product_summary(origin, product):
+def product_summary(origin, product, totals=None):
+    """`totals`: the product's VariantTotals when it has variants (catalog_selectors.variant_totals)."""
+    price = totals.price if totals is not None and totals.price is not None else product.price
     return {
         "id": product.public_id,
         "name": product.name,
-        "price": to_money(product.price),
+        "price": to_money(price),
         "currency": product.currency,
         "category": product.category.slug,
-        "in_stock": product.stock > 0,
+        "in_stock": offered_stock(product, totals) > 0,
         "url": f"{origin}{product.get_absolute_url()}",
     }
+
+
+def offered_stock(product, totals):
+    return totals.stock if totals is not None else product.stock
+
+
+def summaries(origin, products):
+    totals = catalog_selectors.variant_totals(products)
+    return [product_summary(origin, product, totals.get(product.pk)) for product in products]
 
 
 @read_cache.cached(read_cache.page_length)
@@ -51,14 +62,14 @@ def search_answer(query, page, limit, origin):
     a page's 20 summaries cost more to build than finding them (the selector's own cache is
     left to the shop's pages)."""
     products, total = catalog_selectors.search_products.uncached(query, page, limit)
-    return [product_summary(origin, p) for p in products], total
+    return summaries(origin, products), total
 
 
 @read_cache.cached(read_cache.page_length)
 def browse_answer(category, sort, page, limit, origin):
     """The browse capability's (items, total), kept like search_answer."""
     products, total = catalog_selectors.browse_products.uncached(category, sort, page, limit)
-    return [product_summary(origin, p) for p in products], total
+    return summaries(origin, products), total
 
 
 @read_cache.cached()
@@ -71,14 +82,16 @@ def detail_answer(item_id, origin):
 
 
 def product_detail(origin, product):
+    totals = catalog_selectors.variant_totals([product]).get(product.pk) if product.has_variants else None
+    stock = offered_stock(product, totals)
     return {
-        **product_summary(origin, product),
+        **product_summary(origin, product, totals),
         "description": product.description,
         "category_name": product.category.name,
         "materials": product.materials,
         "tags": product.tags,
-        "stock": product.stock,
-        "stock_status": stock_status(product.stock),
+        "stock": stock,
+        "stock_status": stock_status(stock),
         "image_url": f"{origin}{product.image.url}" if product.image else None,
         "created": iso_utc(product.created),
         **variant_fields(product),

@@ -45,8 +45,10 @@ def price_changes(order):
 
 
 def available_quantity(product):
-    """How many of a product can still be bought; an inactive product has none."""
-    return available_from(product.stock, product.is_active)
+    """How many of a product can still be bought; an inactive product has none, nor a variant of one."""
+    on_sale = product.is_active and (
+        product.variant_of_id is None or Product.objects.filter(pk=product.variant_of_id, is_active=True).exists())
+    return available_from(product.stock, on_sale)
 
 
 def available_from(stock, is_active):
@@ -95,10 +97,12 @@ def view_cart(agent_session):
 # The open cart (one at most: constraint cart_one_open_per_session), a row per line in line order;
 # a cart without lines is one row of NULL line columns.
 OPEN_CART_LINES = f"""
-    SELECT c.currency, p.public_id, p.name, p.price, p.currency, p.stock, p.is_active, l.quantity
+    SELECT c.currency, p.public_id, p.name, p.price, p.currency, p.stock,
+           p.is_active AND (parent.id IS NULL OR parent.is_active), l.quantity
     FROM cart_cart c
     LEFT JOIN cart_cartline l ON l.cart_id = c.id
     LEFT JOIN catalog_product p ON p.id = l.product_id
+    LEFT JOIN catalog_product parent ON parent.id = p.variant_of_id
     WHERE c.agent_session_id = %s AND c.status = {OPEN_STATUS}
     ORDER BY l.added, l.id
 """

@@ -132,7 +132,7 @@ def update_item(agent_session, item_id, quantity, *, in_same_transaction=None):
         cart = _lock_open_cart(agent_session)
         line_query = CartLine.objects.filter(cart=cart, product=product)
         if not line_query.exists():
-            raise _not_in_cart(product)
+            raise _not_in_cart_or_unknown(product, item_id)
         if quantity > _quantity_limit(product):
             raise _limit_error(product, in_cart=0)
         line_query.update(quantity=quantity)
@@ -147,7 +147,7 @@ def remove_item(agent_session, item_id, *, in_same_transaction=None):
         cart = _lock_open_cart(agent_session)
         deleted, _ = CartLine.objects.filter(cart=cart, product=product).delete()
         if not deleted:
-            raise _not_in_cart(product)
+            raise _not_in_cart_or_unknown(product, item_id)
         _call(in_same_transaction)
 
 
@@ -287,7 +287,7 @@ def _take_stock(order):
 
 
 def _take_line_stock(line):
-    taken = Product.objects.filter(pk=line.product_id, is_active=True, stock__gte=line.quantity).update(
+    taken = Product.objects.active().filter(pk=line.product_id, stock__gte=line.quantity).update(
         stock=F("stock") - line.quantity
     )
     return taken == 1
@@ -413,10 +413,12 @@ def _get_product(item_id, *, active_only=False):
     else:
         product = Product.objects.filter(public_id=item_id).first()
     if product is None:
-        raise CartError(
-            "unknown_item", f"No item with id {item_id!r} is for sale; search or browse to find item ids."
-        )
+        raise _unknown_item(item_id)
     return product
+
+
+def _unknown_item(item_id):
+    return CartError("unknown_item", f"No item with id {item_id!r} is for sale; search or browse to find item ids.")
 
 
 def _require_sold_on_its_own(product):
@@ -464,5 +466,8 @@ def _limit_error(product, *, in_cart):
     )
 
 
-def _not_in_cart(product):
+def _not_in_cart_or_unknown(product, item_id):
+    """An item the cart lacks: unknown when it is no longer for sale (its name is no business of the agent's)."""
+    if not Product.objects.active().filter(pk=product.pk).exists():
+        return _unknown_item(item_id)
     return CartError("item_not_in_cart", f"{product.name} ({product.public_id}) is not in the cart.")

@@ -1,8 +1,10 @@
 from decimal import Decimal
 from functools import lru_cache
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
-from django.db import models
+from django.db import models, transaction
 from django.urls import get_script_prefix, reverse
 
 public_id_validator = RegexValidator(
@@ -43,7 +45,8 @@ class Category(models.Model):
 
 class ProductQuerySet(models.QuerySet):
     def active(self):
-        return self.filter(is_active=True)
+        """For sale: active, and a variant only while its parent is active too."""
+        return self.filter(is_active=True).exclude(variant_of__is_active=False)
 
 
 class Product(models.Model):
@@ -90,10 +93,20 @@ class Product(models.Model):
     def get_absolute_url(self):
         return product_path(self.slug)
 
+    def clean(self):
+        # A cart holds one currency, the shop's (cart/services.py): an item in another could be
+        # listed but never bought, and sorting by price across currencies means nothing.
+        if self.currency != settings.SHOP_CURRENCY:
+            raise ValidationError({"currency": f"The shop sells in {settings.SHOP_CURRENCY} only."})
+
     def save(self, *args, **kwargs):
         if self.variant_of_id is not None:  # a variant is filed and priced like its parent
             self.category_id, self.currency = self.variant_of.category_id, self.variant_of.currency
-        super().save(*args, **kwargs)
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            if self.variant_of_id is None:  # and follows it when the parent moves
+                self.variants.exclude(category_id=self.category_id, currency=self.currency).update(
+                    category_id=self.category_id, currency=self.currency)
 
     @property
     def variant_label(self):

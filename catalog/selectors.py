@@ -3,8 +3,11 @@
 Every function returns fully loaded rows (category included), so callers never trigger
 extra queries per product.
 """
+from dataclasses import dataclass
+from decimal import Decimal
+
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, Min, Q, Sum
 
 from . import read_cache, rows, search
 from .models import Category, Product
@@ -88,18 +91,49 @@ def get_category(slug):
 
 @read_cache.cached()
 def get_active_product(public_id):
-    """The active product with this public id (and its category), or None: one plain SQL read.
-    A variant is found by its own id; `has_variants` says whether it is sold only as one of them."""
+    """The product for sale with this public id (and its category), or None: one plain SQL read.
+    A variant is found by its own id, while its parent is active; `has_variants` says whether
+    the product has variants (active or not), which makes it sold only as one of them."""
     found = rows.products(
-        f"SELECT {rows.ALL.sql}, EXISTS({ACTIVE_VARIANTS}) AS has_variants "
+        f"SELECT {rows.ALL.sql}, EXISTS({ANY_VARIANT}) AS has_variants "
         "FROM catalog_product p JOIN catalog_category c ON c.id = p.category_id "
-        "WHERE p.public_id = %s AND p.is_active",  # Product.objects.active()
+        f"WHERE p.public_id = %s AND p.is_active AND NOT EXISTS({INACTIVE_PARENT})",  # Product.objects.active()
         [public_id],
     )
     return found[0] if found else None
 
 
-ACTIVE_VARIANTS = "SELECT 1 FROM catalog_product v WHERE v.variant_of_id = p.id AND v.is_active"
+ANY_VARIANT = "SELECT 1 FROM catalog_product v WHERE v.variant_of_id = p.id"
+INACTIVE_PARENT = "SELECT 1 FROM catalog_product parent WHERE parent.id = p.variant_of_id AND NOT parent.is_active"
+
+
+@dataclass(frozen=True)
+class VariantTotals:
+    """What a product with variants offers, from its active variants: their stock together, and
+    the price to show (the cheapest in stock, else the cheapest; None when none is active)."""
+
+    stock: int
+    price: Decimal | None
+
+
+def variant_totals(products):
+    """{product id: VariantTotals} for those of `products` that have variants (one query): a
+    product with variants is sold only as one of them, so its own stock and price say nothing."""
+    ids = [product.pk for product in products]
+    if not ids:
+        return {}
+    active = Q(is_active=True)
+    found = (Product.objects.filter(variant_of_id__in=ids).order_by().values("variant_of_id")
+             .annotate(total_stock=Sum("stock", filter=active),
+                       in_stock_price=Min("price", filter=active & Q(stock__gt=0)),
+                       lowest_price=Min("price", filter=active)))
+    return {row["variant_of_id"]: VariantTotals(row["total_stock"] or 0,
+                                                _first_known(row["in_stock_price"], row["lowest_price"]))
+            for row in found}
+
+
+def _first_known(*values):
+    return next((value for value in values if value is not None), None)
 
 
 def active_variants(product):

@@ -111,7 +111,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `quantity_above_maximum` | *(shop)* the line would hold more of one item than a cart may (20 here) | lower the quantity to the maximum the sentence gives |
 | 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), then try again |
 | 400 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add at least one item first |
-| 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart | check out this cart first, then buy the item in a new session |
+| 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart (the shop sells in one currency; only items stored before that rule can differ) | choose another item: this one cannot be bought here |
 | 400 | `variant_required` | *(shop)* `cart.add` of an item that is sold only as one of its variants (its `detail` lists them) | call `detail` and add one of its `variants` by its id |
 | 401 | `session_required` | the capability needs a session and no token was sent (also the audit endpoint without the session's token) | create a session (POST the session endpoint) and send its token as `Authorization: Bearer <token>` |
 | 401 | `session_invalid` | the token is no session's | create a new session |
@@ -302,7 +302,9 @@ def record(site):
     r.call("browse a category, cheapest first", "GET", f"{API}/browse?category=vases&sort=price_asc&limit=2")
     item_id = found[0]["id"]
     r.call("detail", "GET", f"{API}/detail/{item_id}")
-    r.call("detail of a product sold in variants (cart.add takes a variant's id)", "GET", f"{API}/detail/round-planter")
+    r.call("detail of a product sold in variants (cart.add takes a variant's id; its price, stock and in_stock "
+           "are what its active variants offer: the cheapest in stock, all of them together)", "GET",
+           f"{API}/detail/round-planter")
 
     r.heading("Sessions")
     created = r.call("create a session", "POST", f"{API}/session",

@@ -41,12 +41,12 @@ def test_agents_json_when_warm_reads_only_the_configuration_revision(client, dja
 
 @pytest.mark.parametrize("size", [3, 40])
 @pytest.mark.parametrize("path, queries", [
-    # revision + one ranked search statement
-    (f"{API}/search?q=celadon+mug&limit=20", 2),
-    # revision + page + count
-    (f"{API}/browse?limit=20", 3),
-    # revision + category + page + count
-    (f"{API}/browse?category=mugs&sort=price_asc&limit=20", 4),
+    # revision + one ranked search statement + what the page's products with variants offer
+    (f"{API}/search?q=celadon+mug&limit=20", 3),
+    # revision + page + count + variants
+    (f"{API}/browse?limit=20", 4),
+    # revision + category + page + count + variants
+    (f"{API}/browse?category=mugs&sort=price_asc&limit=20", 5),
     # revision + product with its category
     (f"{API}/detail/mug-2", 2),
 ])

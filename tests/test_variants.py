@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from django.core.exceptions import ValidationError
 from jsonschema import Draft7Validator
 
 from catalog.demo import load_demo_catalog
@@ -85,3 +86,67 @@ def test_agents_json_and_the_a2a_card_tell_agents_of_variants(shop, live_server)
     Draft7Validator(json.loads(CANONICAL_SCHEMA.read_text())).validate(agents)
     card = document(live_server, "/.well-known/agent-card.json")
     assert "variants" in next(s for s in card["skills"] if s["id"] == "detail")["description"]
+
+
+# A product with variants offers what its active variants offer, and nothing of its own.
+
+
+def planter_everywhere(shop):
+    """round-planter as detail, search and browse show it: (price, stock, in_stock) each."""
+    detail = ok_data(shop.get(f"{API}/detail/round-planter"))
+    [found] = [item for item in ok_data(shop.get(f"{API}/search", {"q": "round planter"}))["results"]
+               if item["id"] == "round-planter"]
+    [browsed] = [item for item in ok_data(shop.get(f"{API}/browse", {"category": "planters", "limit": 100}))["items"]
+                 if item["id"] == "round-planter"]
+    return ((detail["price"], detail["stock"], detail["in_stock"]), (found["price"], found["in_stock"]),
+            (browsed["price"], browsed["in_stock"]))
+
+
+def test_a_parent_shows_the_stock_and_price_its_variants_offer_as_they_sell_out(shop):
+    assert planter_everywhere(shop) == ((18, 45, True), (18, True), (18, True))
+    Product.objects.filter(public_id="round-planter-small").update(stock=0)  # sold out: medium is the cheapest left
+    assert planter_everywhere(shop) == ((28, 21, True), (28, True), (28, True))
+    Product.objects.filter(public_id__startswith="round-planter-").update(stock=0)
+    assert planter_everywhere(shop) == ((18, 0, False), (18, False), (18, False))
+    assert ok_data(shop.get(f"{API}/detail/round-planter"))["stock_status"] == "out_of_stock"
+
+
+def test_a_parent_whose_variants_are_all_withdrawn_is_not_for_sale_on_its_own(shop):
+    Product.objects.filter(public_id__startswith="round-planter-").update(is_active=False)
+    detail = ok_data(shop.get(f"{API}/detail/round-planter"))
+    assert (detail["variants"], detail["stock"], detail["in_stock"]) == ([], 0, False)
+    shop.start_session(agent_name="test")
+    assert_error(shop.post(f"{API}/cart/add", {"item_id": "round-planter", "quantity": 1}), 400, "variant_required")
+
+
+def test_withdrawing_a_parent_withdraws_its_variants(shop):
+    shop.start_session(agent_name="test")
+    ok_data(shop.post(f"{API}/cart/add", {"item_id": "round-planter-large", "quantity": 1}))
+    parent = Product.objects.get(public_id="round-planter")
+    parent.is_active = False
+    parent.save()
+
+    assert_error(shop.get(f"{API}/detail/round-planter-small"), 404, "unknown_item")
+    assert_error(shop.post(f"{API}/cart/add", {"item_id": "round-planter-small", "quantity": 1}), 404, "unknown_item")
+    assert_error(shop.put(f"{API}/cart/update", {"item_id": "round-planter-small", "quantity": 1}), 404,
+                 "unknown_item")  # not in the cart, and no longer for sale
+    [line] = ok_data(shop.get(f"{API}/cart/view"))["items"]
+    assert (line["item_id"], line["available"], line["in_stock"]) == ("round-planter-large", 0, False)
+    assert_error(shop.post(f"{API}/checkout"), 400, "insufficient_stock")
+    ok_data(shop.delete(f"{API}/cart/remove", {"item_id": "round-planter-large"}))  # still removable
+
+
+def test_variants_follow_their_parent_to_another_category(shop):
+    parent = Product.objects.get(public_id="round-planter")
+    parent.category = Product.objects.get(public_id="nesting-bowl").category
+    parent.save()
+    assert {ok_data(shop.get(f"{API}/detail/{item}"))["category"] for item in
+            ("round-planter", "round-planter-small", "round-planter-large")} == {parent.category.slug}
+
+
+def test_a_product_in_another_currency_than_the_shops_is_refused(shop):
+    mug = Product.objects.filter(variant_of=None).first()
+    mug.currency = "EUR"
+    with pytest.raises(ValidationError) as refused:
+        mug.full_clean()
+    assert refused.value.message_dict == {"currency": ["The shop sells in USD only."]}
