@@ -112,7 +112,7 @@ def postgresql_search(terms, offset, limit):
         JOIN catalog_category c ON c.id = p.category_id
         ORDER BY ranked.name_hits DESC, ranked.relevance DESC, ranked.name, ranked.id
     """
-    name_operands = [f"{operand}A" for operand in operands]
+    name_operands = [_tsquery_term(term, "A") for term in terms]
     products = rows.products(sql, [*name_operands, *operands, *match_params, limit, offset], rows.SUMMARY)
     if products:
         return products, products[0].total
@@ -139,10 +139,19 @@ def _postgresql_count(match, params):
         return cursor.fetchone()[0]
 
 
-def _tsquery_term(term):
-    """`term` as one quoted tsquery operand whose words are all prefixes: 'cup-7':* → 'cup':* <-> '-7':*."""
+def _tsquery_term(term, weight=""):
+    """`term` as a tsquery whose words are all prefixes. A term of several words matches either as
+    PostgreSQL's parser reads it ('cup-7':* → 'cup':* <-> '-7':*, as the product's text "Cup-7" is
+    indexed) or as its words in a row, split as SQLite's phrase is (_fts5_phrase): "speckled-oat"
+    then finds "Speckled Oat" on both. A weight label (A: the name's words) restricts every word to
+    lexemes of that weight."""
     quoted = term.replace("\\", "\\\\").replace("'", "''")
-    return f"'{quoted}':*"
+    as_written = f"'{quoted}':*{weight}"
+    words = WORD.findall(term)
+    if words == [term]:
+        return as_written
+    in_a_row = " <-> ".join(f"'{word}':*{weight}" for word in words)
+    return f"({as_written} | ({in_a_row}))"
 
 
 def _categories_matching(operands):

@@ -38,6 +38,7 @@ QUERIES = [
     ("?! -- mug", 1, 10),
     ("?! --", 1, 10),
     ("bowl-like", 1, 10),
+    ("oat-mug", 1, 10),
     ("xylophone", 1, 10),
 ]
 
@@ -170,6 +171,7 @@ def test_a_term_matches_word_prefixes_in_materials_tags_public_id_and_descriptio
 
 def test_words_joined_by_punctuation_match_in_a_row(results):
     assert names(results, "bowl-like") == ["Blue Plate"]
+    assert names(results, "oat-mug") == ["Oat Mug", "Oat Mug"]  # the product's text has no hyphen
 
 
 def test_inactive_products_variants_and_unknown_words_are_never_found(results):
