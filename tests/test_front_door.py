@@ -1,5 +1,5 @@
 """The front door for agent developers over real HTTP: the home page's fold and /developers/ name the
-well-known URLs, the scenarios, the inspector and the limits, and their ten-line example (the same
+well-known URLs, the scenarios, the inspector and the limits, and their dozen-line example (the same
 as docs/agent-testing.md's) completes a purchase flow against a live server."""
 import html
 import re
@@ -9,6 +9,7 @@ import sys
 import pytest
 import requests
 
+from agents_protocol.models import RateLimitConfig
 from catalog import scenarios
 from catalog.demo import load_demo_catalog
 from tests.servers import ROOT
@@ -61,7 +62,7 @@ def test_the_docs_show_the_pages_example(demo):
     documented = DOCS_EXAMPLE.search(docs).group(1)
     on_page = example_on(page(f"{demo}/developers/"))
     assert documented.strip() == on_page.strip().replace(demo, "http://127.0.0.1:8000")
-    assert len(documented.strip().splitlines()) <= 11  # ten lines and the import
+    assert len(documented.strip().splitlines()) <= 12  # a dozen lines, the import included
     for needed in MUST_SAY:
         assert needed in docs, needed
 
@@ -81,3 +82,14 @@ def test_the_example_completes_a_purchase_flow(demo):
     assert "An AI agent prepared this cart for you." in human_page
     assert "Confirm order" in human_page
     assert page(inspect_url)
+
+
+def test_the_example_refused_a_session_says_why_and_stops(demo):
+    """Run once too often from one address, it prints the server's sentence, not a KeyError."""
+    RateLimitConfig.objects.update(max_sessions=1)
+    code = example_on(page(f"{demo}/developers/"))
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and again.stdout == ""
+    assert "This address already has 1 live session, the most it may have" in again.stderr and "Traceback" not in again.stderr

@@ -152,7 +152,7 @@ def _limits(config):
     limits = config.rate_limit
     return (
         f"**Limits**: {limits.requests_per_minute} requests per minute; "
-        f"at most {limits.max_sessions} live sessions per agent. "
+        f"at most {limits.max_sessions} live sessions per client address. "
         f"Each request: path and query string at most {get_setting('MAX_URL_BYTES')} bytes, percent-encoded "
         f"(else 414 `uri_too_long`); header fields at most {get_setting('MAX_HEADER_BYTES')} bytes in all, "
         "each counted as `Name: value` and CRLF (else 431 `headers_too_large`); a JSON body at most "

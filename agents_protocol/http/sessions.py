@@ -94,8 +94,8 @@ def _too_many_sessions(live, max_sessions, now):
     retry_after = max(1, math.ceil((first_expiry - now).total_seconds()))
     return CapabilityError(
         429, "too_many_sessions",
-        f"This address already has {max_sessions} live sessions; end one with DELETE on the session "
-        "endpoint or wait for one to expire.",
+        f"This address already has {max_sessions} live session{'s' if max_sessions != 1 else ''}, the most it may "
+        f"have; end one with DELETE on the session endpoint or retry in {retry_after} seconds, when one expires.",
         headers={"Retry-After": str(retry_after)},
     )
 
