@@ -94,6 +94,12 @@ def test_json_values_must_already_have_the_declared_type(agent, field, value, pr
     assert body["fields"] == {field: problem}
 
 
+def test_a_whole_number_written_with_a_fraction_is_an_integer_as_json_schema_says(agent):
+    echoed = ok_data(agent.post(ECHO, {"word": "hi", "count": 2.0}))
+    assert echoed["count"] == 2 and isinstance(echoed["count"], int)
+    assert_error(agent.post(ECHO, {"word": "hi", "count": 2.5}), 400, "invalid_params")
+
+
 def test_every_invalid_parameter_is_reported_at_once(agent):
     body = assert_error(agent.post(ECHO, {"count": "x", "color": "blue"}), 400, "invalid_params")
     assert set(body["fields"]) == {"word", "count", "color"}

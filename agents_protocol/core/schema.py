@@ -279,6 +279,8 @@ class CompiledParam:
     def clean(self, value):
         """The value the handler gets (trimmed text, see the module docstring); ValueError says
         what is wrong in one sentence."""
+        if self.type == "integer" and isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON Schema's integer: 2.0 is one (and what clients with doubles send)
         if not value_has_type(value, self.type):
             raise ValueError(f"Must be of type {self.type}.")
         if _contains_nul(value):
