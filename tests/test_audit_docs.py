@@ -24,6 +24,14 @@ def test_the_documented_example_verifies_with_python_and_openssl():
     assert "Signature Verified Successfully" in result.stdout
 
 
+def test_the_script_takes_the_audit_endpoints_answer_in_its_envelope_too(tmp_path):
+    enveloped = tmp_path / "audit_response.json"
+    enveloped.write_text(json.dumps({"ok": True, "data": json.loads((EXAMPLE / "artifact.json").read_text())}))
+    result = run_script(enveloped)
+    assert result.returncode == 0, result.stderr
+    assert "Signature Verified Successfully" in result.stdout
+
+
 FORGERIES = {
     "edited param": lambda a: a["events"][2]["params"].update(quantity=3),
     "removed event": lambda a: a["events"].pop(3),

@@ -2,10 +2,13 @@
 # Verify an agents-protocol-audit/1 artifact with openssl, sha256sum and python3's json module only.
 # Usage: verify-with-openssl.sh artifact.json public_key.txt   (public_key.txt: agents.json audit.public_key)
 set -eu
-artifact=$1
 public_key=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The audit endpoint answers the artifact inside the API's envelope ({"ok": true, "data": ...}),
+# the inspector's download without it: either is taken.
+artifact=$work/artifact.json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); json.dump(d['data'] if d.get('ok') is True else d, open(sys.argv[2], 'w'))" "$1" "$artifact"
 
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]], end='')" "$artifact" "$1"; }
 
