@@ -443,10 +443,13 @@ def _require_purchasable(cart, cart_line):
     _require_cart_currency(cart, product)
     available = available_quantity(product)
     if cart_line.quantity > available:
+        item = f"{product.name} ({product.public_id})"
+        if not available:
+            raise CartError("insufficient_stock", f"{item} is no longer available; cart.remove it before checking out.")
         raise CartError(
             "insufficient_stock",
-            f"Only {available} of {product.name} are available but the cart holds {cart_line.quantity}; "
-            "lower the quantity before checking out.",
+            f"Only {available} of {item} are available but the cart holds {cart_line.quantity}; "
+            f"cart.update it to {available} or less before checking out.",
         )
 
 
@@ -459,6 +462,9 @@ def _limit_error(product, *, in_cart):
     available = available_quantity(product)
     maximum = settings.CART_MAX_QUANTITY
     held = f", and the cart already holds {in_cart}" if in_cart else ""
+    if not available:
+        return CartError("insufficient_stock",
+                         f"{product.name} ({product.public_id}) is out of stock{held}; choose another item.")
     if available < maximum:
         return CartError("insufficient_stock", f"Only {available} of {product.name} are available{held}.")
     return CartError(

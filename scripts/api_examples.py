@@ -109,7 +109,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `unsupported_protocol_version` | an MCP request's `MCP-Protocol-Version` header names no revision this server speaks (2024-11-05 to 2025-11-25) | send the revision `initialize` answered |
 | 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (at least 0 for `cart.update`) | send a positive whole number |
 | 400 | `quantity_above_maximum` | *(shop)* the line would hold more of one item than a cart may (20 here) | lower the quantity to the maximum the sentence gives |
-| 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), then try again |
+| 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), or `cart.remove` an item none of which is left, then try again |
 | 400 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add at least one item first |
 | 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart (the shop sells in one currency; only items stored before that rule can differ) | choose another item: this one cannot be bought here |
 | 400 | `variant_required` | *(shop)* `cart.add` of an item that is sold only as one of its variants (its `detail` lists them) | call `detail` and add one of its `variants` by its id |

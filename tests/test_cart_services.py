@@ -92,7 +92,7 @@ def test_add_item_out_of_stock(agent_session):
     with pytest.raises(CartError) as excinfo:
         services.add_item(agent_session, "sold-out", 1)
     assert_cart_error(excinfo, "insufficient_stock", 400)
-    assert "Only 0" in excinfo.value.message
+    assert "is out of stock; choose another item." in excinfo.value.message
 
 
 def test_add_item_reports_stock_when_stock_is_the_tighter_limit(agent_session, settings):
@@ -325,7 +325,8 @@ def test_start_checkout_refuses_lines_above_current_stock(agent_session, product
     with pytest.raises(CartError) as excinfo:
         services.start_checkout(agent_session)
     assert_cart_error(excinfo, "insufficient_stock", 400)
-    assert "Only 4 of Speckled Mug are available" in excinfo.value.message
+    assert "Only 4 of Speckled Mug (speckled-mug) are available but the cart holds 5; cart.update it to 4" in (
+        excinfo.value.message)
     assert not Order.objects.exists()
     assert services.get_open_cart(agent_session).lines.get().quantity == 5
 

@@ -41,7 +41,7 @@ def test_the_sold_out_piece_is_never_in_stock(pieces):
 
     assert (piece["stock"], piece["in_stock"]) == (0, False)
     body = assert_error(add(client, scenarios.SOLD_OUT), 400, "insufficient_stock")
-    assert "Only 0 of Sold-Out Test Mug are available" in body["error"]
+    assert "Sold-Out Test Mug (test-sold-out-mug) is out of stock; choose another item." in body["error"]
 
 
 def test_the_last_one_is_taken_by_the_first_confirmed_checkout(pieces):
