@@ -114,7 +114,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart (the shop sells in one currency; only items stored before that rule can differ) | choose another item: this one cannot be bought here |
 | 400 | `variant_required` | *(shop)* `cart.add` of an item that is sold only as one of its variants (its `detail` lists them) | call `detail` and add one of its `variants` by its id |
 | 401 | `session_required` | the capability needs a session and no token was sent (also the audit endpoint without the session's token) | create a session (POST the session endpoint) and send its token as `Authorization: Bearer <token>` |
-| 401 | `session_invalid` | the token is no session's | create a new session |
+| 401 | `session_invalid` | the token is no session's, or the `Authorization` header is not `Bearer <token>` | create a new session, or send its token after `Bearer ` |
 | 401 | `session_expired` | the session's `ttl_seconds` have passed (a hard deadline from creation) | create a new session; the old one's audit trail can be fetched |
 | 401 | `session_ended` | the session was ended (DELETE, or the signing key was rotated) | create a new session |
 | 403 | `forbidden_origin` | an MCP request from a browser page of another site: its `Origin` is neither the site's nor the site profile URL's (against DNS rebinding) | call from a client outside the browser, or from the site's own origin |

@@ -168,10 +168,15 @@ def test_the_public_session_id_is_not_a_token(agent):
     assert_error(agent.get(CART_VIEW), 401, "session_invalid")
 
 
-def test_a_wrong_auth_scheme_counts_as_no_token(agent):
+@pytest.mark.parametrize("value", ["Basic {token}", "{token}", "Bearer"])
+def test_an_authorization_header_that_is_not_bearer_and_a_token_says_so(agent, value):
     token = agent.start_session()["session_token"]
-    response = requests.get(agent.base_url + CART_VIEW, headers={"Authorization": f"Basic {token}"}, timeout=10)
-    assert_error(response, 401, "session_required")
+    headers = {"Authorization": value.format(token=token)}
+    refused = requests.get(agent.base_url + CART_VIEW, headers=headers, timeout=10)
+    body = assert_error(refused, 401, "session_invalid")
+    assert body["error"].startswith("The Authorization header must be the word Bearer, a space and the session token.")
+    searched = requests.get(agent.base_url + f"{API}/search", params={"q": "mug"}, headers=headers, timeout=10)
+    assert searched.status_code == 200  # a capability that needs no session still answers, as for a bad token
 
 
 def test_max_sessions_per_address_is_429_with_retry_after(agent):

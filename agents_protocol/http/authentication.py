@@ -9,7 +9,7 @@ from rest_framework.authentication import BaseAuthentication
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.http.client import token_from_headers
-from agents_protocol.http.sessions import authenticate
+from agents_protocol.http.sessions import authenticate, malformed_authorization
 
 REALM_HEADER = 'Bearer realm="agents"'
 REFUSAL_ATTRIBUTE = "agents_session_refusal"
@@ -42,6 +42,9 @@ class AgentSessionAuthentication(BaseAuthentication):
     def authenticate(self, request):
         token = self.raw_token(request._request)
         if not token:
+            if request._request.META.get("HTTP_AUTHORIZATION", "").strip():  # there, but not `Bearer <token>`
+                setattr(request._request, REFUSAL_ATTRIBUTE,
+                        malformed_authorization(current_config().session.create_endpoint))
             return None
         try:
             session = authenticate(token, current_config().session.create_endpoint)

@@ -100,9 +100,19 @@ def _too_many_sessions(live, max_sessions, now):
     )
 
 
+def how_to_authenticate(create_endpoint):
+    return f"Create a new session with POST {create_endpoint} and send its token as Authorization: Bearer <token>."
+
+
+def malformed_authorization(create_endpoint):
+    """The 401 for an Authorization header that is not `Bearer <token>` (e.g. the bare token)."""
+    return _unauthorized("session_invalid", "The Authorization header must be the word Bearer, a space and the "
+                                            f"session token. {how_to_authenticate(create_endpoint)}")
+
+
 def authenticate(raw_token, create_endpoint):
     """The live session for a raw token, or a 401 CapabilityError telling the agent what to do."""
-    how_to = f"Create a new session with POST {create_endpoint} and send its token as Authorization: Bearer <token>."
+    how_to = how_to_authenticate(create_endpoint)
     if not raw_token:
         raise _unauthorized("session_required", f"This capability needs a session. {how_to}")
     session = SESSION_ROWS.first(SESSION_BY_TOKEN_HASH, [hash_token(raw_token)])
