@@ -142,6 +142,17 @@ VARIANT_TOTALS = """
 TWO_PRICES = rows.FieldValues(Product._meta.get_field("price"), Product._meta.get_field("price"))
 
 
+def show_what_variants_offer(products):
+    """Set each of `products` that has variants to the stock and price its active variants offer
+    (variant_totals), for a page to show: copies read for this request alone, never saved."""
+    for product_id, totals in variant_totals(products).items():
+        product = next(product for product in products if product.pk == product_id)
+        product.stock = totals.stock
+        if totals.price is not None:
+            product.price = totals.price
+    return products
+
+
 def _first_known(*values):
     return next((value for value in values if value is not None), None)
 

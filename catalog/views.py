@@ -18,12 +18,14 @@ def product_list(request):
     if sort not in selectors.SORTS:
         sort = selectors.DEFAULT_SORT
     paginator = Paginator(selectors.products_in(category, sort), settings.CATALOG_PAGE_SIZE)
+    page_obj = paginator.get_page(_requested_page_number(request))
+    page_obj.object_list = selectors.show_what_variants_offer(list(page_obj.object_list))
     context = {
         "categories": selectors.list_categories(),
         "category": category,
         "sort": sort,
         "sort_labels": SORT_LABELS,
-        "page_obj": paginator.get_page(_requested_page_number(request)),
+        "page_obj": page_obj,
     }
     return render(request, "catalog/product_list.html", context)
 
@@ -33,6 +35,7 @@ def product_detail(request, slug):
     if product is None:
         raise Http404("No such product.")
     variants = selectors.active_variants(product) if product.variant_of_id is None else []
+    selectors.show_what_variants_offer([product])
     return render(request, "catalog/product_detail.html", {"product": product, "variants": variants})
 
 

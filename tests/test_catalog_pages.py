@@ -166,3 +166,17 @@ def test_empty_category_shows_a_friendly_message(demo_catalog, get):
     assert response.status_code == 200
     assert card_names(response) == []
     assert "Nothing on this shelf right now" in response.text
+
+
+def test_a_product_with_variants_shows_what_its_variants_offer_on_its_page_and_card(demo_catalog, get):
+    Product.objects.filter(public_id="round-planter-small").update(stock=0)  # the cheapest size sold out
+    page = get("/products/round-planter/").text
+    assert '<p class="product__price price">$28.00 USD</p>' in page
+    Product.objects.filter(public_id__startswith="round-planter-").update(stock=0)
+    assert ">Out of stock</p>" in get("/products/round-planter/").text
+    listing = get("/?category=planters").text
+    card = listing[listing.index(">Round Planter<"):][:400]
+    assert "Out of stock" in card
+    assert get("/products/round-planter-large/").status_code == 200  # a variant's own page
+    Product.objects.filter(public_id="round-planter").update(is_active=False)
+    assert get("/products/round-planter-large/").status_code == 404  # withdrawn with its parent
