@@ -1,5 +1,6 @@
 # Production image: gunicorn (deploy/gunicorn.conf.py) as a non-root user, static files
-# collected at build time and served by WhiteNoise, /healthz for the health check.
+# collected at build time and served by WhiteNoise, /healthz/live for the health check (a load
+# balancer probes /healthz, which also checks the database and the cache).
 # Configure it with the environment (README, "Environment"); see docs/deploy.md.
 #   docker build -t acme-ceramics .
 #   docker run -p 127.0.0.1:8000:8000 -e SECRET_KEY=… -e ALLOWED_HOSTS=shop.example -v acme-data:/data acme-ceramics
@@ -32,7 +33,7 @@ USER acme
 VOLUME ["/data"]
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
-    CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ[\"PORT\"]}/healthz', timeout=4)"
+    CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ[\"PORT\"]}/healthz/live', timeout=4)"
 
 ENTRYPOINT ["/app/deploy/entrypoint.sh"]
 CMD ["gunicorn", "--config", "deploy/gunicorn.conf.py", "acme.wsgi"]

@@ -1,5 +1,10 @@
-"""`/healthz` for load balancers and container health checks: can this instance reach its
-database and its cache?
+"""`/healthz` for load balancers: can this instance reach its database and its cache? And
+`/healthz/live` for container health checks: is the process serving at all?
+
+The two differ when a shared dependency fails: every instance then answers `/healthz` 503 (the
+agent API cannot serve without it), which takes them out of the load balancer, while
+`/healthz/live` stays 200, so an orchestrator does not restart all of them for a failure no
+restart mends.
 
 200 `{"ok": true, "instance": "…", "checks": {"database": "ok", "cache": "ok"}}`, or 503 with
 `"ok": false` and the failing check named, e.g. `"database": "failed: OperationalError"` (the
@@ -19,6 +24,7 @@ from django.db import connection
 from django.http import JsonResponse
 
 PATH = "/healthz"
+LIVE_PATH = "/healthz/live"
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +68,17 @@ class HealthCheckMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path != PATH:
-            return self.get_response(request)
-        results = run_checks()
-        healthy = all(result == "ok" for result in results.values())
-        response = JsonResponse({"ok": healthy, "instance": settings.INSTANCE_NAME, "checks": results}, status=200 if healthy else 503)
-        response["Cache-Control"] = "no-store"
-        return response
+        if request.path == PATH:
+            results = run_checks()
+            healthy = all(result == "ok" for result in results.values())
+            return probe_answer({"ok": healthy, "instance": settings.INSTANCE_NAME, "checks": results},
+                                200 if healthy else 503)
+        if request.path == LIVE_PATH:
+            return probe_answer({"ok": True, "instance": settings.INSTANCE_NAME}, 200)
+        return self.get_response(request)
+
+
+def probe_answer(body, status):
+    response = JsonResponse(body, status=status)
+    response["Cache-Control"] = "no-store"
+    return response

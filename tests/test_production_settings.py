@@ -147,8 +147,9 @@ HTTPS = {"X-Forwarded-Proto": "https"}  # as a TLS-terminating proxy on 127.0.0.
 
 def test_a_production_instance_redirects_to_https_and_serves_collected_static_files(production_site):
     url = production_site.url
-    health = requests.get(f"{url}/healthz", allow_redirects=False, timeout=10)
-    assert health.status_code == 200  # probes speak plain HTTP to the instance
+    for probe in ("/healthz", "/healthz/live"):
+        health = requests.get(f"{url}{probe}", allow_redirects=False, timeout=10)
+        assert health.status_code == 200, probe  # probes speak plain HTTP to the instance
     redirect = requests.get(f"{url}/", allow_redirects=False, timeout=10)
     assert (redirect.status_code, redirect.headers["Location"]) == (301, f"https{url.removeprefix('http')}/")
 

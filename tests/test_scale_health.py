@@ -1,5 +1,5 @@
 """/healthz over real HTTP: 200 when the database and the cache answer, 503 JSON naming the
-one that does not (an unreachable PostgreSQL, an unreachable Redis). The checks need no
+one that does not (an unreachable PostgreSQL, an unreachable Redis); /healthz/live 200 either way. The checks need no
 tables, so these sites are not even migrated."""
 import pytest
 import requests
@@ -7,8 +7,8 @@ import requests
 from tests.servers import free_port, serve_site, site_env
 
 
-def healthz(site):
-    response = requests.get(f"{site.url}/healthz", timeout=30)
+def healthz(site, path="/healthz"):
+    response = requests.get(f"{site.url}{path}", timeout=30)
     assert response.headers["Content-Type"] == "application/json"
     assert response.headers["Cache-Control"] == "no-store"
     body = response.json()
@@ -38,6 +38,7 @@ def test_an_unreachable_database_is_503(serve):
     assert healthz(site) == (503, {"ok": False, "checks": {"database": "failed: OperationalError", "cache": "ok"}})
 
 
-def test_an_unreachable_cache_is_503(serve):
+def test_an_unreachable_cache_is_503_while_the_process_is_live(serve):
     site = serve(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
     assert healthz(site) == (503, {"ok": False, "checks": {"database": "ok", "cache": "failed: ConnectionError"}})
+    assert healthz(site, "/healthz/live") == (200, {"ok": True})
