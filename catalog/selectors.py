@@ -7,14 +7,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import Count, Q
+from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from . import read_cache, rows, search
 from .models import Category, Product
 
 SORT_ORDERINGS = {
-    "price_asc": ("price", "name", "id"),
-    "price_desc": ("-price", "name", "id"),
+    "price_asc": ("offered_price", "name", "id"),
+    "price_desc": ("-offered_price", "name", "id"),
     "newest": ("-created", "-id"),
 }
 SORTS = tuple(SORT_ORDERINGS)
@@ -67,7 +68,20 @@ def products_in(category, sort):
     products = visible_products()
     if category is not None:
         products = products.filter(category=category)
+    if sort.startswith("price"):
+        products = products.annotate(offered_price=offered_price())
     return products.order_by(*SORT_ORDERINGS[sort])
+
+
+def offered_price():
+    """The price a product is sorted by: variant_totals' rule as an expression (the cheapest
+    active variant in stock, else the cheapest active one), or its own price without variants."""
+    return Coalesce(_cheapest_variant(stock__gt=0), _cheapest_variant(), F("price"))
+
+
+def _cheapest_variant(**conditions):
+    variants = Product.objects.filter(variant_of=OuterRef("pk"), is_active=True, **conditions)
+    return Subquery(variants.order_by("price").values("price")[:1])
 
 
 def paginate(queryset, page, limit):

@@ -150,3 +150,16 @@ def test_a_product_in_another_currency_than_the_shops_is_refused(shop):
     with pytest.raises(ValidationError) as refused:
         mug.full_clean()
     assert refused.value.message_dict == {"currency": ["The shop sells in USD only."]}
+
+
+def test_price_sorts_order_a_product_with_variants_by_the_price_it_shows(shop):
+    def planters_by_price():
+        items = ok_data(shop.get(f"{API}/browse", {"category": "planters", "sort": "price_asc", "limit": 100}))["items"]
+        return [(item["id"], item["price"]) for item in items]
+
+    shown = planters_by_price()
+    assert [price for _, price in shown] == sorted(price for _, price in shown)
+    Product.objects.filter(public_id__in=["round-planter-small", "round-planter-medium"]).update(stock=0)
+    shown = planters_by_price()
+    assert ("round-planter", 42) in shown  # only the large size is left
+    assert [price for _, price in shown] == sorted(price for _, price in shown)
