@@ -3,6 +3,7 @@
 This is the only place the shop and the protocol meet. Everything here goes through
 catalog selectors and cart services; nothing reaches into the protocol's internals.
 """
+import copy
 from contextlib import contextmanager
 
 from django.conf import settings
@@ -33,27 +34,21 @@ def cart_errors_as_capability_errors():
         raise CapabilityError(error.status, error.code, error.message) from error
 
 
-def product_summary(origin, product, totals=None):
-    """`totals`: the product's VariantTotals when it has variants (catalog_selectors.variant_totals)."""
-    price = totals.price if totals is not None and totals.price is not None else product.price
+def product_summary(origin, product):
     return {
         "id": product.public_id,
         "name": product.name,
-        "price": to_money(price),
+        "price": to_money(product.price),
         "currency": product.currency,
         "category": product.category.slug,
-        "in_stock": offered_stock(product, totals) > 0,
+        "in_stock": product.stock > 0,
         "url": f"{origin}{product.get_absolute_url()}",
     }
 
 
-def offered_stock(product, totals):
-    return totals.stock if totals is not None else product.stock
-
-
 def summaries(origin, products):
-    totals = catalog_selectors.variant_totals(products)
-    return [product_summary(origin, product, totals.get(product.pk)) for product in products]
+    """Freshly read products (never the read cache's), as a product with variants is offered."""
+    return [product_summary(origin, product) for product in catalog_selectors.show_what_variants_offer(products)]
 
 
 @read_cache.cached(read_cache.page_length)
@@ -82,16 +77,16 @@ def detail_answer(item_id, origin):
 
 
 def product_detail(origin, product):
-    totals = catalog_selectors.variant_totals([product]).get(product.pk) if product.has_variants else None
-    stock = offered_stock(product, totals)
+    if product.has_variants:  # a copy: the product read is the read cache's, shared by every call
+        [product] = catalog_selectors.show_what_variants_offer([copy.copy(product)])
     return {
-        **product_summary(origin, product, totals),
+        **product_summary(origin, product),
         "description": product.description,
         "category_name": product.category.name,
         "materials": product.materials,
         "tags": product.tags,
-        "stock": stock,
-        "stock_status": stock_status(stock),
+        "stock": product.stock,
+        "stock_status": stock_status(product.stock),
         "image_url": f"{origin}{product.image.url}" if product.image else None,
         "created": iso_utc(product.created),
         **variant_fields(product),

@@ -158,9 +158,11 @@ TWO_PRICES = rows.FieldValues(Product._meta.get_field("price"), Product._meta.ge
 
 def show_what_variants_offer(products):
     """Set each of `products` that has variants to the stock and price its active variants offer
-    (variant_totals), for a page to show: copies read for this request alone, never saved."""
+    (variant_totals), for an answer or a page to show: instances read for this request alone
+    (never one kept in the read cache), never saved."""
+    by_id = {product.pk: product for product in products}
     for product_id, totals in variant_totals(products).items():
-        product = next(product for product in products if product.pk == product_id)
+        product = by_id[product_id]
         product.stock = totals.stock
         if totals.price is not None:
             product.price = totals.price
