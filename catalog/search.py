@@ -1,7 +1,8 @@
 """Full-text product search on an index, one code path per database vendor.
 
 Both paths read a query the same way. Terms are separated by whitespace and every term must
-match (terms without a letter or digit are ignored). A term matches the words that start
+match (terms without a letter or digit are ignored). Accents do not count: "creme" finds
+"Crème" and "crème" finds "Creme". A term matches the words that start
 with it — "mug" finds "Mugs", "stone" finds "stoneware" — in the product's name, public id,
 description, tags, materials or category name; a term of several words ("cup-7") matches
 them in a row. Results rank by how many terms match in the name (name matches first), then
@@ -10,8 +11,8 @@ by relevance (bm25 on SQLite, ts_rank on PostgreSQL), then by name and id.
 SQLite (the embedded default): the FTS5 table `catalog_product_fts` of migration 0002, kept in
 step with products and category names by triggers, holding the visible products only
 (migration 0006). PostgreSQL (scale-out): the generated tsvector column `search_document` of
-the product's own text under a GIN index (migrations 0002 and 0005); category names are matched
-first, in the small category table.
+the product's own text under a GIN index (migrations 0002, 0005 and 0007); category names are
+matched first, in the small category table.
 """
 import re
 
@@ -25,9 +26,10 @@ WORD = re.compile(r"[^\W_]+")
 # description, category, tags, materials.
 BM25_WEIGHTS = (10.0, 5.0, 1.0, 2.0, 2.0, 2.0)
 
-# PostgreSQL: migration 0002's generated column search_document (not a model field), the name's
-# words with weight A and the rest of the product's text with weight D, under a GIN index.
-POSTGRES_CONFIG = "simple"
+# PostgreSQL: the generated column search_document (migrations 0002 and 0007, not a model field),
+# the name's words with weight A and the rest of the product's text with weight D, under a GIN
+# index, in the text search configuration of migration 0007: 'simple' without accents.
+POSTGRES_CONFIG = "catalog_search"
 # A term's operand (_tsquery_term) as a tsquery of that configuration.
 TSQUERY = f"to_tsquery('{POSTGRES_CONFIG}', %s)"
 

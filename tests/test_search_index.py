@@ -40,6 +40,12 @@ QUERIES = [
     ("bowl-like", 1, 10),
     ("oat-mug", 1, 10),
     ("xylophone", 1, 10),
+    ("creme", 1, 10),
+    ("CRÈME", 1, 10),
+    ("crè", 1, 10),
+    ("sevres", 1, 10),
+    ("patisserie", 1, 10),
+    ("Ramékin", 1, 10),
 ]
 
 
@@ -59,6 +65,8 @@ def make_catalog():
     make_product(name="Morning Cup", category=mugs, public_id="cup-7", description="With a pulled handle.",
                  materials=["stoneware"], tags=["speckled"], price=Decimal("36.00"))
     make_product(name="Retired Mug", category=mugs, is_active=False)
+    pastry = make_category(name="Pâtisserie", slug="patisserie")
+    make_product(name="Crème Ramekin", category=pastry, description="After the porcelain of Sèvres.")
 
 
 def run_queries():
@@ -179,6 +187,12 @@ def test_inactive_products_variants_and_unknown_words_are_never_found(results):
     assert found(results, "retired|1|10") == nothing
     assert found(results, "tall|1|10") == nothing
     assert results["xylophone|1|10"]["total"] == 0
+
+
+@pytest.mark.parametrize("query", ["creme", "CRÈME", "crè", "sevres", "patisserie", "Ramékin"])
+def test_accents_do_not_count_in_the_text_or_the_query(results, query):
+    # The name "Crème Ramekin", the description "… of Sèvres.", the category "Pâtisserie".
+    assert names(results, query) == ["Crème Ramekin"]
 
 
 def test_terms_without_letters_or_digits_are_ignored(results):
