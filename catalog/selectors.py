@@ -97,6 +97,8 @@ def page_offset(page, limit):
 
 
 def get_category(slug):
+    if "\x00" in slug:  # no category's slug; PostgreSQL refuses text holding NUL
+        raise UnknownCategory(slug)
     try:
         return Category.objects.get(slug=slug)
     except Category.DoesNotExist:

@@ -42,6 +42,8 @@ def test_a_capability_named_like_the_session_and_audit_calls_is_refused(admin_cl
     ('{"type": "string", "pattern": "("}', "does not compile"),
     ('{"$ref": "#/definitions/nope"}', "no $ref"),
     ('{"items": {"$ref": "#"}}', "no $ref"),
+    ('{"type": "number", "maximum": 1e999}', "must be finite"),
+    ('{"type": "number", "enum": [NaN]}', "must be finite"),
 ])
 def test_an_items_schema_the_validator_could_not_run_is_refused(admin_client, unchanged, items, problem):
     form = capability_form([{"name": "tags", "type": "array", "items": items}])
@@ -88,11 +90,28 @@ def test_a_site_url_that_is_not_an_ascii_origin_is_refused(admin_client, unchang
     assert "origin" in errors or "ASCII" in errors or "valid URL" in errors, errors
 
 
+@pytest.mark.parametrize("docs_url", ["https://shop.example/docs/{v}", "https://shop.example/a|b",
+                                      "https://shop.example/%zz"])
+def test_a_docs_url_that_agents_json_could_not_publish_as_a_uri_is_refused(admin_client, unchanged, docs_url):
+    form = {"name": "Acme Ceramics", "url": "", "description": "", "contact": "", "docs_url": docs_url,
+            "agent_notes": ""}
+    assert "RFC 3986" in field_errors(admin_client.post(SITE_PROFILE, form))
+
+
+def _params_of(config, name):
+    return next(capability for capability in config["capabilities"] if capability["name"] == name)["params"]
+
+
 @pytest.mark.parametrize("edit, problem", [
     (lambda config: config["site"].update(agent_notes="x" * 6000), "4000"),
     (lambda config: config["capabilities"][0].update(description="a\x00b"), "Null characters"),
     (lambda config: config["capabilities"][0].update(endpoint="/.well-known/agents/api/x/:id/:id"), ":name"),
     (lambda config: config["capabilities"][0].update(name="audit"), "session and audit"),
+    (lambda config: _params_of(config, "browse")["page"].pop("minimum"), "count pages"),
+    (lambda config: _params_of(config, "search")["limit"].update(minimum=0), "count pages"),
+    (lambda config: _params_of(config, "search")["page"].update(type="number"), "count pages"),
+    (lambda config: _params_of(config, "search")["limit"].update(maximum=float("inf")), "must be a finite number"),
+    (lambda config: _params_of(config, "browse")["sort"].update(default=float("nan")), "must be finite"),
 ])
 def test_the_import_refuses_what_admin_refuses(unchanged, edit, problem):
     config = copy.deepcopy(export_config())

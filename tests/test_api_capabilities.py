@@ -5,6 +5,8 @@ import pytest
 import requests
 
 from acme.models import ContactMessage
+from agents_protocol.core.config import bump_revision
+from agents_protocol.models import CapabilityParam
 from cart.models import Order
 from tests.api_client import API, AgentClient, assert_error, ok_data
 from tests.factories import make_category, make_product
@@ -120,6 +122,19 @@ def test_browse_an_unknown_category_is_404_naming_the_known_ones(agent, shelf):
 def test_browse_an_unknown_sort_is_400(agent):
     body = assert_error(agent.get(f"{API}/browse", {"sort": "cheapest"}), 400, "invalid_params")
     assert "price_asc" in body["fields"]["sort"]
+
+
+def test_a_page_below_one_let_through_by_an_old_configuration_is_400_and_the_documents_still_serve(agent, shelf,
+                                                                                                      live_server):
+    # Saved before admin required a minimum of 1 (queryset updates skip clean()).
+    CapabilityParam.objects.filter(capability__name__in=["browse", "search"], name="page").update(minimum=None,
+                                                                                                  default=0)
+    bump_revision()
+    body = assert_error(agent.get(f"{API}/browse"), 400, "invalid_params")
+    assert body["fields"] == {"page": "Must be an integer of at least 1."}
+    assert_error(agent.get(f"{API}/search", {"q": "mug", "page": -1}), 400, "invalid_params")
+    for document in ("pactspec.json", "agent-card.json", "agents.json"):
+        assert requests.get(f"{live_server.url}/.well-known/{document}", timeout=10).status_code == 200
 
 
 # detail

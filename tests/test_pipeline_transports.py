@@ -80,13 +80,16 @@ MALFORMED = {
     "nan": (b'{"item_id":"mug","quantity":NaN}', "invalid_json"),
     "repeated-key": (b'{"item_id":"mug","quantity":1,"quantity":2}', "invalid_json"),
     "not-utf-8": (b'{"item_id":"mug\xff\xfe"}', "invalid_json"),
+    "half-a-surrogate-pair": (b'{"item_id":"mug\\ud800","quantity":1}', "invalid_json"),
+    "half-a-pair-in-a-key": (b'{"item_id":"mug","quantity":1,"\\udfff":[1]}', "invalid_json"),
     "over-64-KiB": (b'{"item_id":"mug","note":"' + b"x" * MAX_BODY_BYTES + b'"}', "payload_too_large"),
 }
 
 
 @pytest.mark.parametrize("raw_input, code", MALFORMED.values(), ids=list(MALFORMED))
 def test_a_malformed_body_is_refused_and_changes_nothing(transport, token, raw_input, code):
-    """A body nested 900 deep, with NaN, with a key repeated in one object, not UTF-8, or over
+    """A body nested 900 deep, with NaN, with a key repeated in one object, not UTF-8, escaping
+    half of a surrogate pair (a string no database or UTF-8 answer can hold), or over
     MAX_BODY_BYTES is refused: 400 invalid_json / 413 payload_too_large (agent API, PactSpec),
     -32700 / -32600 (A2A); never a 5xx, -32603 or HTML; carts, lines and sessions unchanged."""
     before = stored_state()

@@ -132,3 +132,4 @@ def test_nul_characters_anywhere_an_agent_can_put_them_are_refused_not_a_500(ins
     assert_error(AgentClient(a.url).post(SESSION_PATH, {"agent_name": "a\x00"}), 400, "invalid_params")
     inspected = requests.get(f"{a.url}/.well-known/agents/inspect/%00", timeout=10)
     assert inspected.status_code == 404
+    assert requests.get(f"{a.url}/?category=mugs%00", timeout=10).status_code == 404  # the shop's own listing

@@ -5,6 +5,8 @@ which the standard library cannot do; simplejson can. NaN and Infinity are refus
 ways: they are not JSON, and a client's parser would choke on them. (A literal beyond a double,
 1e400, decodes to infinity, which the capability schema then refuses for its parameter.)
 """
+import re
+
 import simplejson
 
 JSON_MEDIA_TYPE = "application/json"
@@ -38,7 +40,8 @@ def encode_document(value):
 
 def decode(body):
     """The value of a JSON text (bytes or str); MalformedJSON for invalid JSON, NaN or Infinity,
-    a key given twice in one object, or nesting deeper than MAX_NESTING."""
+    a key given twice in one object, nesting deeper than MAX_NESTING, or a string holding half of
+    a surrogate pair."""
     try:
         value = DECODER.decode(body)
     except MalformedJSON:
@@ -47,6 +50,9 @@ def decode(body):
         raise MalformedJSON("The request body is not valid JSON.") from None
     if nesting_depth(value) > MAX_NESTING:
         raise MalformedJSON(f"The request body nests deeper than {MAX_NESTING} levels.")
+    if escapes_a_surrogate(body) and holds_lone_surrogate(value):
+        raise MalformedJSON("The request body is not valid JSON for this API: a string holds half of a "
+                            "surrogate pair (\\ud800 to \\udfff without its other half), which is no character.")
     return value
 
 
@@ -61,6 +67,42 @@ def nesting_depth(value):
             deepest = max(deepest, depth)
             pending.extend((item, depth + 1) for item in current)
     return deepest
+
+
+# JSON may escape half of a UTF-16 surrogate pair alone ("\ud800"); Python then holds a string
+# that no database, hash or UTF-8 answer can take. Only a body with such an escape is walked.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+SURROGATE_ESCAPE_BYTES = re.compile(SURROGATE_ESCAPE.pattern.encode())
+
+
+def escapes_a_surrogate(body):
+    """True when the JSON text escapes a surrogate (paired or not): only then is the value walked."""
+    pattern = SURROGATE_ESCAPE if isinstance(body, str) else SURROGATE_ESCAPE_BYTES
+    return pattern.search(body) is not None
+
+
+def holds_lone_surrogate(value):
+    """True when a key or string anywhere in `value` holds a surrogate that is not part of a pair."""
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            if not current.isascii() and not _is_utf8(current):
+                return True
+        elif isinstance(current, dict):
+            pending.extend(current)
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return False
+
+
+def _is_utf8(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _reject_constant(name):

@@ -5,11 +5,15 @@ from the protocol, never from the shop's code: a capability without required par
 is called with its defaults (and a short page); `id`, `item_id` and `q` are filled from
 the first item such a call listed. Anything refused is simply left without an example.
 """
+import logging
+
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import invoke_capability
 from agents_protocol.core.provider import ProviderNotConfigured
 
 EXAMPLE_PAGE_SIZE = 2
+
+logger = logging.getLogger(__name__)
 
 
 def capture_examples(config, origin):
@@ -25,6 +29,9 @@ def capture_examples(config, origin):
         try:
             output = invoke_capability(config, capability, params, None, origin)
         except (CapabilityError, ProviderNotConfigured):
+            continue
+        except Exception:  # the shop's provider failed: the documents are published without this example
+            logger.exception("Could not capture an example of %s", capability.name)
             continue
         examples[capability.name] = {"input": params, "output": output}
         item = item or first_item(output)

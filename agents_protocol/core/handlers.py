@@ -21,6 +21,7 @@ from agents_protocol.core.capabilities import register
 from agents_protocol.core.errors import bad_request, not_found, not_implemented
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import money_written
+from agents_protocol.core.schema import invalid_params
 
 HANDOFF_MESSAGE = (
     "Give this link to your human to review the cart, enter contact and shipping details and pay. "
@@ -71,8 +72,15 @@ def value(params, name):
 
 
 def paging(params):
-    """The page and limit asked for, or their declared defaults."""
-    return value(params, "page"), value(params, "limit")
+    """The page and limit asked for, or their declared defaults. Both count from 1 (admin requires
+    a minimum of 1: core/schema.py's paging_errors); a configuration saved before that rule may
+    still let 0 through, which is refused as a bound would be."""
+    page, limit = value(params, "page"), value(params, "limit")
+    below_one = {name: "Must be an integer of at least 1." for name, number in (("page", page), ("limit", limit))
+                 if not isinstance(number, int) or number < 1}
+    if below_one:
+        raise invalid_params(below_one)
+    return page, limit
 
 
 @calls_provider("search", "search")

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils.deconstruct import deconstructible
+from rfc3986_validator import validate_rfc3986
 
 from agents_protocol.core import schema as param_rules
 from agents_protocol.core.fields import RowIdField
@@ -98,8 +99,14 @@ def refuse_nul(instance, *names):
 
 
 def refuse_non_ascii_url(instance, name):
-    if not getattr(instance, name).isascii():
+    """A URL the documents publish must be a URI as RFC 3986 writes it: agents.json's schema says
+    `format: uri`, which Django's URLValidator alone lets through ({, |, a lone %)."""
+    value = getattr(instance, name)
+    if not value.isascii():
         raise ValidationError({name: "Write the host in its ASCII form (xn--…), as URLs in the documents must be."})
+    if value and not validate_rfc3986(value, rule="URI"):
+        raise ValidationError({name: "Write the URL as RFC 3986 has it: percent-encode spaces, braces, | and "
+                                     "any % that does not start an escape such as %20."})
 
 
 # Ten years: a longer session would overflow the database's dates.
@@ -397,6 +404,10 @@ class CapabilityParam(models.Model):
         )
         if self.type == "object" and self.capability_id and self.capability.method == "GET":
             errors.setdefault("type", OBJECT_IN_QUERY)
+        if self.capability_id:
+            for field, problem in param_rules.paging_errors(self.capability.name, self.name, self.type,
+                                                            self.minimum).items():
+                errors.setdefault(field, problem)
         if errors:
             raise ValidationError(errors)
 

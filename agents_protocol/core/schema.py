@@ -33,6 +33,20 @@ TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
 NUMERIC_TYPES = ("integer", "number")
 FORMATS = ("email", "uri", "date-time")
+# The built-in search and browse count pages and page sizes from 1 (core/handlers.py).
+PAGING_PARAMS = {"search": ("page", "limit"), "browse": ("page", "limit")}
+PAGING_RULE = "search and browse count pages and page sizes from 1: an integer with a minimum of 1 or more."
+
+
+def paging_errors(capability, name, type_name, minimum):
+    """Field errors when `name` pages a built-in search or browse and could hold less than 1."""
+    if name not in PAGING_PARAMS.get(capability, ()):
+        return {}
+    if type_name != "integer":
+        return {"type": PAGING_RULE}
+    if minimum is None or minimum < 1:
+        return {"minimum": PAGING_RULE}
+    return {}
 
 _PYTHON_TYPES = {
     "string": (str,),
@@ -60,12 +74,34 @@ def plain_number(value):
 
 # Declarations
 
+NOT_FINITE = "Numbers must be finite: JSON has no NaN or Infinity (and 1e999 is Infinity)."
+
+
+def holds_non_finite(value):
+    """True when `value` is, or holds anywhere, a float that is NaN or infinite."""
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, float) and not math.isfinite(current):
+            return True
+        if isinstance(current, dict):
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return False
+
 
 def descriptor_errors(type_name, default, enum, items, *, minimum=None, maximum=None,
                       min_length=None, max_length=None, format=""):
     """Field errors for one descriptor, as a dict ready for ValidationError."""
     if type_name not in TYPES:
         return {"type": f"Type must be one of: {', '.join(TYPES)}."}
+    # Bounds say so themselves (_bound_errors); JSON has no such number for the rest either: no
+    # document could state it, no database column hold it.
+    not_finite = {field: NOT_FINITE for field, given in (("default", default), ("enum", enum), ("items", items))
+                  if holds_non_finite(given)}
+    if not_finite:
+        return not_finite
     errors = {}
     errors.update(_bound_errors(type_name, minimum, maximum))
     errors.update(_length_errors(type_name, min_length, max_length))
@@ -428,9 +464,14 @@ def validate_params(descriptors, body, query, path):
         except ValueError as error:
             errors[name] = str(error)
     if errors:
-        summary = "; ".join(f"{name}: {message}" for name, message in errors.items())
-        raise bad_request(f"Invalid parameters ({summary})", "invalid_params", fields=errors)
+        raise invalid_params(errors)
     return values
+
+
+def invalid_params(errors):
+    """The 400 invalid_params refusal naming each parameter's problem ({name: sentence})."""
+    summary = "; ".join(f"{name}: {message}" for name, message in errors.items())
+    return bad_request(f"Invalid parameters ({summary})", "invalid_params", fields=errors)
 
 
 def _pick(descriptor, body, query, path):
