@@ -56,13 +56,17 @@ regenerates the page; tokens, ids and times differ on each run).
   the session's calls as they happen, its cart, order and rate-limit headroom, and once the
   session ends verifies and downloads its signed trail. Its secret is not the session token
   and grants nothing else ([audit.md](audit.md#watching-a-session-the-inspector)).
-- Retries: a POST (session create, `cart.add`, `checkout`, `contact`, any POST capability) may
+- Retries: a POST capability (`cart.add`, `checkout`, `contact`, any POST capability) may
   carry an `Idempotency-Key` header (1 to 255 visible ASCII characters, no commas, e.g. a UUID). Sending
   the same request again with the same key runs it once: the stored answer comes back with
   `Idempotent-Replayed: true`. The same key with a different body (or endpoint) is 422
   `idempotency_conflict`; while the first request is still running, 409
   `idempotency_in_flight` with `Retry-After`. Keys are kept 24 hours, per session (per client
-  address for session create and calls without a session), so no agent can replay another's.
+  address for calls without a session), so no agent can replay another's. Session create
+  ignores the header: its answer holds the session's token, which a replay would hand to any
+  client behind the same address sending the same key and body (agents sharing a NAT or a
+  cloud's egress address, with keys derived from the request); a retried create makes a second
+  session, which ends with its TTL.
   Answers that ask for a retry (409, 429, 5xx) are not kept: retry them with the same key.
   GET, PUT and DELETE ignore the header (they are idempotent already).
 - Request size: on every agent path (the API, the discovery documents, A2A, PactSpec, MCP) the
@@ -101,7 +105,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | status | code | when | what the agent should do |
 |---|---|---|---|
 | 400 | `invalid_params` | a parameter is missing, of the wrong type, out of its bounds or not one of its values; `fields` names each one (also session fields that are too long, and a PactSpec or A2A input that is not an object) | fix the parameters named in `fields` (agents.json describes each) and send again |
-| 400 | `invalid_json` | the body is not valid JSON (or has NaN or Infinity, a key twice, nesting deeper than 32 levels), or is not a JSON object | send one JSON object of parameters |
+| 400 | `invalid_json` | the body is not valid JSON (or has NaN or Infinity, a key twice, nesting deeper than 32 levels, a string escaping half of a surrogate pair such as `"\\ud800"`), or is not a JSON object | send one JSON object of parameters |
 | 400 | `invalid_request` | the request itself is malformed: a `Content-Length` that is not a number, an unexpected `Host`, too many parameters, or no HTTP/1.1 that gunicorn can read (gunicorn answers that itself, with the status HTTP gives: 501 for a transfer coding it does not know, 417 for an `Expect` it does not meet); also what a provider's `bad_request()` answers without a code of its own | send a well-formed request to the site's own host |
 | 400 | `invalid_idempotency_key` | the `Idempotency-Key` header is not 1 to 255 visible ASCII characters without commas | send a UUID as the key, or no key |
 | 400 | `unknown_skill` | a PactSpec call (`{"skill", "input"}`) or an A2A message names no skill of this site (A2A: JSON-RPC -32602) | use a skill id of `/.well-known/pactspec.json` or `/.well-known/agent-card.json` |
@@ -171,7 +175,8 @@ sentence each test comes from, and asserts each entry below.
 - **Session end answer.** `DELETE /session` answers `{ended: true, session_id, ended_at,
   audit_url}`: the review-repo branch's `ended: true` with the agents-protocol branch's
   `ended_at` and artifact URL, but not that branch's echo of `session_token`, and `audit_url`
-  (absolute, naming the public `session_id`; `null` with audit off) instead of
+  (absolute, naming the public `session_id`; `null` with audit off, or for a session made while
+  it was off) instead of
   `audit_artifact_url` (naming the token). Session tokens "MUST be treated as secrets": this
   site never writes one back or into a URL.
 - **Audit URL.** `GET /.well-known/agents/api/audit/:session_id` takes the public `session_id`
@@ -189,9 +194,10 @@ sentence each test comes from, and asserts each entry below.
   `ended:<reason>`, not `allow`/`deny`. The agent's name, version and purpose are the first
   event's params, not a top-level `agent` object: in the chain they are covered by the
   signature, which signs `root_hash`, computed over the events only. For the same reason the
-  first event's params name the session (`session_id`) and the last's its end (`reason`); the
-  verifier checks the artifact's `session_id` and `end_reason` against them. `session_id` is the public
-  id, `site` the site's name; `format`, `end_reason`, `algorithm`, `canonicalization` and
+  first event's params name the session (`session_id`) and the site (`site`), and the last's its
+  end (`reason`); the verifier checks the artifact's `session_id`, `site` and `end_reason` against
+  them. `session_id` is the public id, `site` the site's URL (the configured one, else the origin
+  the session was created on), as both branches show it; `format`, `end_reason`, `algorithm`, `canonicalization` and
   `key_id` say how to verify it (events are hashed as RFC 8785 JSON: the branch's "serialize",
   made exact).
 - **Stale token without a session.** An expired, ended or unknown token sent to a capability
@@ -204,7 +210,9 @@ sentence each test comes from, and asserts each entry below.
   answer. A preflight answers `204` with `Access-Control-Allow-Methods` naming the methods of
   the path asked about (and `OPTIONS`), not the documents' fixed `GET, POST, PUT, PATCH, DELETE,
   OPTIONS`, and `Access-Control-Allow-Headers` naming every header the API reads (the three
-  token headers, `Content-Type`, `Idempotency-Key` …). Browsers read the Allow-* fields only
+  token headers, `Content-Type`, `Idempotency-Key` …, the transports' `A2A-Version`,
+  `Mcp-Session-Id` and `MCP-Protocol-Version`, and `User-Agent`, which the interaction API
+  recommends and a browser that lets a script set it asks a preflight for). Browsers read the Allow-* fields only
   from a preflight, so only preflights carry them, and a browser agent learns that a method is
   wrong before sending it.
 - **cart.add name and price.** `name` and `price` sent to `cart.add` (inputs in the review-repo

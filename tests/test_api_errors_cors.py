@@ -18,8 +18,11 @@ from tests.api_client import (
     ok_data,
 )
 
-ALLOWED_REQUEST_HEADERS = {"authorization", "x-session-token", "x-agent-session", "content-type", "idempotency-key"}
-EXPOSED_RESPONSE_HEADERS = {"retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "link"}
+ALLOWED_REQUEST_HEADERS = {"authorization", "x-session-token", "x-agent-session", "content-type", "idempotency-key",
+                           "user-agent",  # recommended by the interaction API, not CORS-safelisted
+                           "a2a-version", "mcp-session-id", "mcp-protocol-version"}  # the transports' own
+EXPOSED_RESPONSE_HEADERS = {"retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "link",
+                            "mcp-session-id"}
 
 
 def header_set(response, name):
@@ -70,6 +73,14 @@ def test_api_preflight_is_204_with_the_allowed_methods_and_headers(live_server, 
     assert {m.strip() for m in response.headers["Access-Control-Allow-Methods"].split(",")} == allowed
     assert ALLOWED_REQUEST_HEADERS <= header_set(response, "Access-Control-Allow-Headers")
     assert int(response.headers["Access-Control-Max-Age"]) > 0
+
+
+@pytest.mark.parametrize("path", ["/.well-known/agents/a2a", "/mcp"])
+def test_the_a2a_and_mcp_preflights_allow_the_headers_their_clients_must_send(live_server, path):
+    response = preflight(live_server.url + path, "POST")
+    assert response.status_code == 204 and response.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in {m.strip() for m in response.headers["Access-Control-Allow-Methods"].split(",")}
+    assert ALLOWED_REQUEST_HEADERS <= header_set(response, "Access-Control-Allow-Headers")
 
 
 @pytest.mark.parametrize("name", ["agents.json", "agents.txt"])

@@ -12,6 +12,7 @@ what the documents state is what is enforced.
 """
 import http.client
 import json
+import re
 import runpy
 import socket
 from urllib.parse import urlsplit
@@ -109,6 +110,7 @@ def assert_envelope(response, status, code):
     body = assert_error(response, status, code)
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert response.headers["Cache-Control"] == "no-store"
+    assert re.fullmatch(r"[0-9a-f]{32}", response.headers["X-Request-ID"])  # as every API answer has one
     assert "<html" not in response.text.lower()
     return body
 

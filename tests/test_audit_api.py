@@ -78,10 +78,15 @@ def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
         ("contact", 200), ("session.end", 200),
     ]
     assert events[3]["policy_result"] == "refused:invalid_params"
-    # The opening event names the session, so the signed chain cannot be passed off as another's.
-    assert events[0]["params"] == {"agent_name": "auditor", "purpose": "testing", "session_id": agent.session_id}
+    # The opening event names the session and the site (its URL, as both spec branches show it), so
+    # the signed chain cannot be passed off as another session's or another site's.
+    assert events[0]["params"] == {"agent_name": "auditor", "purpose": "testing", "session_id": agent.session_id,
+                                   "site": agent.base_url}
+    assert artifact["site"] == agent.base_url
     relabelled = {**artifact, "session_id": "ses_someone_else"}
     assert verify(relabelled, agent.published_key()).failure.startswith("session")
+    elsewhere = {**artifact, "site": "https://another-shop.example"}
+    assert verify(elsewhere, agent.published_key()).failure.startswith("site")
     assert events[2]["params"] == {"item_id": "mug-celadon", "quantity": 2}
     assert events[4]["params"]["email"].startswith("sha256:")
     assert "ada@example.com" not in artifact_response.text and agent.token not in artifact_response.text
@@ -183,6 +188,19 @@ def test_with_audit_off_nothing_is_recorded_or_served(agent):
     assert AgentSession.objects.get(public_id=agent.session_id).audit_events.count() == 0
     document = requests.get(f"{agent.base_url}/.well-known/agents.json", timeout=10).json()
     assert document["audit"] == {"enabled": False, "endpoint": f"{API}/audit/:session_id"}
+
+
+def test_a_session_made_with_audit_off_names_no_trail_when_it_ends_after_audit_is_on(agent):
+    config = AuditConfig.load()
+    config.enabled = False
+    config.save()
+    agent.start()
+    config.enabled = True
+    config.save()
+    ended = agent.call("DELETE", "/session").json()["data"]
+    assert ended["ended"] is True
+    assert ended["audit_url"] is None
+    assert agent.call("GET", f"/audit/{agent.session_id}").status_code == 404
 
 
 def test_admin_shows_the_trail_read_only_and_offers_the_artifact(agent, admin_user):

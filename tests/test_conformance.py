@@ -1193,12 +1193,13 @@ def test_the_agent_its_version_and_purpose_are_recorded_in_the_audit_trail(trail
 
     Deliberate difference (docs/api.md: "Audit artifact format"): they are in the signed chain's
     first event (`session.create`), not in a top-level `agent` object, with the session's public
-    id, which binds the chain to the session the artifact names.
+    id and the site's URL, which bind the chain to the session and site the artifact names.
     """
     first = trail.artifact["events"][0]
     assert first["capability"] == "session.create" and "agent" not in trail.artifact
     assert first["params"] == {"agent_name": "conformance-agent", "agent_version": "1.0",
-                               "purpose": "replay the documents", "session_id": trail.artifact["session_id"]}
+                               "purpose": "replay the documents", "session_id": trail.artifact["session_id"],
+                               "site": trail.artifact["site"]}
 
 
 def test_a_token_on_a_capability_without_session_joins_the_call_to_the_session(trail):
@@ -1475,7 +1476,7 @@ def test_the_artifact_key_is_the_one_agents_json_publishes(trail):
     assert trail.artifact["public_key"] == trail.document["audit"]["public_key"]
 
 
-def test_the_artifact_holds_the_documented_fields(trail):
+def test_the_artifact_holds_the_documented_fields(trail, site):
     """session_id, site, created_at, ended_at, events, root_hash, signature, public_key, in `data`.
 
     audit.md (agents-protocol): "The artifact contains the full event chain plus the signature. It is self-contained and can be verified without contacting the site."
@@ -1483,13 +1484,15 @@ def test_the_artifact_holds_the_documented_fields(trail):
     audit.md (agents-protocol): ""session_id": "tok_a1b2c3d4e5f6", "site": "https://acmeceramics.example.com", "created_at": "2026-02-19T13:00:00Z", "ended_at": "2026-02-19T13:15:00Z","
 
     Deliberate difference (docs/api.md: "Audit artifact format"): `session_id` is the public
-    session id, not the token; `site` is the site's name; there is no `agent` object (see the
-    first event); `format`, `end_reason`, `algorithm`, `canonicalization` and `key_id` are added.
+    session id, not the token; there is no `agent` object (see the first event); `format`,
+    `end_reason`, `algorithm`, `canonicalization` and `key_id` are added. `site` is the site's URL,
+    as agents.json publishes it.
     """
     artifact = trail.artifact
     assert {"session_id", "site", "created_at", "ended_at", "events", "root_hash", "signature",
             "public_key"} <= set(artifact)
-    assert artifact["session_id"] == trail.session["session_id"] and artifact["site"] == "Acme Ceramics"
+    assert artifact["session_id"] == trail.session["session_id"]
+    assert artifact["site"] == agents_json(site)["site"]["url"]
     assert parse_time(artifact["created_at"]) <= parse_time(artifact["ended_at"])
     assert trail.fetched.headers["Content-Type"] == JSON_UTF8
 

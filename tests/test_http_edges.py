@@ -57,8 +57,8 @@ def test_an_integer_is_written_in_ascii_digits(live_server, limit):
 
 
 def test_two_idempotency_keys_are_not_taken_for_one(live_server, mug):
-    refused = requests.post(f"{live_server.url}{SESSION_PATH}", json={}, timeout=TIMEOUT,
-                            headers={"Idempotency-Key": "k1,k2"})
+    refused = requests.post(f"{live_server.url}{API}/contact", timeout=TIMEOUT, headers={"Idempotency-Key": "k1,k2"},
+                            json={"name": "Ada", "email": "ada@example.com", "message": "Two keys?"})
     assert_error(refused, 400, "invalid_idempotency_key")
 
 

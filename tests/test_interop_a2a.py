@@ -146,16 +146,26 @@ USER_MESSAGE = {"messageId": "m1", "role": "ROLE_USER"}
     (rpc_body("SendMessage"), V1, -32602),
     (rpc_body("SendMessage", {"role": "ROLE_USER"}), V1, -32602),
     (rpc_body("SendMessage", {"messageId": "m1", "role": "ROLE_AGENT"}), V1, -32602),
+    (rpc_body("SendMessage", {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "find a mug"}]}), V1,
+     -32005),
     (rpc_body("SendMessage", USER_MESSAGE), {"A2A-Version": "0.3"}, -32009),
     (rpc_body("SendMessage", USER_MESSAGE), {}, -32009),  # no header means 0.3
     (rpc_body("message/send", USER_MESSAGE), {"A2A-Version": ""}, -32009),  # a 0.3 client hears why
 ], ids=["not-json", "not-json-rpc", "a-0.3-method", "get-task", "cancel-task", "streaming", "extended-card",
-        "push-config", "no-message", "no-message-id", "agent-role", "version-0.3", "no-version", "empty-version"])
+        "push-config", "no-message", "no-message-id", "agent-role", "text-part", "version-0.3", "no-version",
+        "empty-version"])
 def test_malformed_requests_get_json_rpc_errors(live_server, body, headers, code):
     response = requests.post(f"{live_server.url}{RPC}", data=body, timeout=10,
                              headers={"Content-Type": "application/json", **headers})
     assert response.status_code == 200
     assert response.json()["error"]["code"] == code, response.json()
+
+
+def test_list_tasks_answers_an_empty_page_as_this_agent_keeps_no_tasks(live_server):
+    response = requests.post(f"{live_server.url}{RPC}", data=rpc_body("ListTasks", {}), timeout=10,
+                             headers={"Content-Type": "application/json", **V1})
+    assert response.status_code == 200
+    assert response.json()["result"] == {"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}
 
 
 def test_a_request_without_an_id_is_a_notification_answered_with_nothing_and_run_never(card, live_server):

@@ -380,7 +380,20 @@ def test_a_malformed_message_is_a_json_rpc_error_never_a_500(shop, body, status,
     error = answer.json()["error"]
     assert (error["code"], error["data"]["code"]) == (rpc_code, code), error
     sent = json.loads(body) if status == 200 else None  # a message read as a request is answered with its id
-    assert answer.json().get("id", "none") == (sent["id"] if sent else "none"), answer.json()
+    assert answer.json()["id"] == (sent["id"] if sent else None), answer.json()  # JSON-RPC 2.0: null when unread
+    assert not CartLine.objects.exists()
+
+
+def test_a_body_without_content_length_is_an_http_411_not_a_200(shop):
+    """Streamable HTTP: a message the server cannot accept gets an HTTP error status. A chunked body
+    (no Content-Length) is refused before it is read."""
+    url = f"{shop}/mcp"
+    session_id = open_session(url)
+    message = json.dumps(rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "x"}})).encode()
+    answer = requests.post(url, data=iter([message]), timeout=TIMEOUT, headers={
+        "Accept": ACCEPT, "Content-Type": "application/json", "Mcp-Session-Id": session_id})
+    assert answer.status_code == 411 and "Content-Length" not in answer.request.headers
+    assert answer.json()["id"] is None and answer.json()["error"]["data"]["code"] == "length_required"
     assert not CartLine.objects.exists()
 
 
@@ -397,6 +410,9 @@ def test_the_session_is_checked_before_the_message_400_without_one_404_for_one_e
     url = f"{shop}/mcp"
     missing = post(url, message)
     assert missing.status_code == 400 and missing.json()["error"]["data"]["code"] == "session_required"
+    behind_a_gateway = post(url, message, Authorization="Bearer a-gateways-own-token")  # not this transport's
+    assert behind_a_gateway.status_code == 400, behind_a_gateway.json()
+    assert behind_a_gateway.json()["error"]["data"]["code"] == "session_required"
     session_id = open_session(url)
     assert requests.delete(url, headers={"Mcp-Session-Id": session_id}, timeout=TIMEOUT).status_code == 204
     ended = post(url, message, session_id)

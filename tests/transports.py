@@ -313,8 +313,8 @@ class Mcp(Transport):
     name = "mcp"
     sessionless = False
     TOKEN_HEADERS = ("Authorization", "X-Session-Token", "X-Agent-Session")
-    HTTP_LEVEL_STATUSES = (405, 413, 415, 429, 503)
-    MALFORMED_CODES = ("invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type")
+    HTTP_LEVEL_STATUSES = (405, 411, 413, 415, 429, 503)
+    MALFORMED_CODES = ("invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type", "length_required")
 
     def send(self, capability, params, raw_input, headers):
         headers = dict(headers)
@@ -350,7 +350,7 @@ class Mcp(Transport):
         assert isinstance(error["code"], int) and isinstance(error["message"], str) and error["message"], body
         outcome.rpc_code = error["code"]
         assert outcome.rpc_code != INTERNAL_ERROR, f"-32603 (internal error) for a call the server can answer: {body}"
-        assert body.get("id", "absent") is not None, f"an error without the request's id has no id: {body}"
+        assert "id" in body, f"an error always names the request's id, null when unreadable: {body}"
         details = error["data"]
         assert set(details) <= {"code", "status", "fields"}, body
         outcome.code, outcome.status, outcome.fields = details["code"], details["status"], details.get("fields")
@@ -375,7 +375,7 @@ class Mcp(Transport):
         assert outcome.rpc_code == MALFORMED_RPC_CODE[code] and outcome.http_status == MALFORMED_STATUS[code], (
             outcome.body)
         if outcome.rpc_code == PARSE_ERROR:
-            assert "id" not in outcome.body, outcome.body
+            assert outcome.body["id"] is None, outcome.body
 
     def stable(self, body):
         return body

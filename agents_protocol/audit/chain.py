@@ -230,6 +230,16 @@ def sealed_artifact(session):
     return artifact.body if artifact else None
 
 
+def site_of(events):
+    """The site's URL the chain opened on (its session.create event records it), else the
+    configured URL, else the site's name (trails opened before the URL was recorded)."""
+    opening = events[0]["params"] if events else None
+    if isinstance(opening, dict) and isinstance(opening.get("site"), str):
+        return opening["site"]
+    profile = SiteProfile.load()
+    return profile.url or profile.name
+
+
 def _seal(session):
     events = list(AuditEvent.objects.filter(session=session).order_by("seq").values(
         "seq", "event_id", "timestamp", "capability", "method", "path",
@@ -241,7 +251,7 @@ def _seal(session):
     body = {
         "format": FORMAT,
         "session_id": session.public_id,
-        "site": SiteProfile.load().name,
+        "site": site_of(events),
         "created_at": iso_utc(session.created_at),
         "ended_at": iso_utc(session.ended_at),
         "end_reason": session.end_reason,

@@ -93,11 +93,13 @@ def _check_chain(events, check):
 
 
 def _check_binding(artifact, check):
-    """The artifact's own fields against what the signed chain says of them: its session (named
-    in the opening event's params, by trails sealed since that was recorded) and its end."""
+    """The artifact's own fields against what the signed chain says of them: its session and its
+    site (named in the opening event's params, by trails opened since each was recorded) and its end."""
     opening, closing = artifact["events"][0]["params"], artifact["events"][-1]["params"]
     if isinstance(opening, dict) and "session_id" in opening:
         check("session", opening["session_id"] == artifact["session_id"],
               "session_id is not the session its chain opened (relabelled?)")
+    if isinstance(opening, dict) and "site" in opening:
+        check("site", opening["site"] == artifact.get("site"), "site is not the site its chain opened on (relabelled?)")
     if "end_reason" in artifact and isinstance(closing, dict) and "reason" in closing:
         check("end_reason", closing["reason"] == artifact["end_reason"], "end_reason is not the reason the chain ended")

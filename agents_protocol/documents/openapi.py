@@ -208,7 +208,7 @@ def _session_create():
         "operationId": "session.create",
         "summary": "Create a session; its token authorizes the capabilities that need one",
         "tags": ["session"],
-        "parameters": [IDEMPOTENCY_KEY],
+        "parameters": [],  # no Idempotency-Key: its replay would hand the token to another client
         "requestBody": _json_body(body, False),
         "responses": {
             "201": _success("The new session", SESSION_CREATED),

@@ -42,7 +42,8 @@ class AgentSessionAuthentication(BaseAuthentication):
     def authenticate(self, request):
         token = self.raw_token(request._request)
         if not token:
-            if request._request.META.get("HTTP_AUTHORIZATION", "").strip():  # there, but not `Bearer <token>`
+            if self.reads_authorization and request._request.META.get("HTTP_AUTHORIZATION", "").strip():
+                # there, but not `Bearer <token>`
                 setattr(request._request, REFUSAL_ATTRIBUTE,
                         malformed_authorization(current_config().session.create_endpoint))
             return None
@@ -52,6 +53,8 @@ class AgentSessionAuthentication(BaseAuthentication):
             setattr(request._request, REFUSAL_ATTRIBUTE, refusal)
             return None
         return AgentUser(session), session
+
+    reads_authorization = True  # False for a transport whose token travels in a header of its own
 
     def raw_token(self, request):
         """The token this request carries (a transport with its own session header overrides it)."""

@@ -3,12 +3,15 @@ from django.http import HttpResponse
 
 from agents_protocol.core.codec import JSON_CONTENT_TYPE
 
+# What the transports read (User-Agent: the interaction API recommends it; A2A-Version: A2A
+# clients must send it; MCP's session and revision headers), none of them CORS-safelisted.
 ALLOWED_HEADERS = (
-    "Authorization, Content-Type, X-Session-Token, X-Agent-Session, Idempotency-Key, If-None-Match, X-Request-ID"
+    "Authorization, Content-Type, X-Session-Token, X-Agent-Session, Idempotency-Key, If-None-Match, X-Request-ID, "
+    "User-Agent, A2A-Version, A2A-Extensions, Mcp-Session-Id, MCP-Protocol-Version"
 )
 EXPOSED_HEADERS = (
     "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-ID, "
-    "Idempotent-Replayed, ETag, Allow, WWW-Authenticate, Link"
+    "Idempotent-Replayed, ETag, Allow, WWW-Authenticate, Link, Mcp-Session-Id"
 )
 PREFLIGHT_MAX_AGE = "86400"
 

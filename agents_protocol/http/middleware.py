@@ -7,6 +7,7 @@ sessions, CSRF, auth and messages, which they do not use. It reads the configura
 once and pins it for the whole request (config.pinned_config). Before that, first of all,
 it refuses a URL or header block past the app's own limits (request_size.py: 414, 431).
 """
+import uuid
 from functools import cache
 
 from django.core.exceptions import DisallowedHost
@@ -121,4 +122,5 @@ def envelope_response(refusal):
     for name, value in refusal.headers.items():
         response[name] = value
     response["Cache-Control"] = "no-store"
+    response["X-Request-ID"] = uuid.uuid4().hex  # as the pipeline's answers carry one
     return allow_any_origin(with_content_length(response))

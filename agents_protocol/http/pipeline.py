@@ -310,11 +310,11 @@ class AuditedCall:
         return self.pending is not None and self.pending.appended and (self.handled or self.pending.settled)
 
     @classmethod
-    def opening(cls, session, agent):
-        """The session.create call: its params are the agent's, with the session's public id, which
-        binds the signed chain to the session its artifact names (the signature covers the events
-        only)."""
-        return cls(session, SESSION_CREATE, {**agent, "session_id": session.public_id})
+    def opening(cls, session, agent, site):
+        """The session.create call: its params are the agent's, with the session's public id and the
+        site's URL (`site`), which bind the signed chain to the session and site its artifact names
+        (the signature covers the events only)."""
+        return cls(session, SESSION_CREATE, {**agent, "session_id": session.public_id, "site": site})
 
     def prepare(self, request):
         """The event of this call succeeding, made before the handler runs."""

@@ -13,6 +13,7 @@ from agents_protocol.core.errors import bad_request, not_found
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.schema import validate_params
 from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
+from agents_protocol.documents.interop import site_base
 from agents_protocol.http import routing
 from agents_protocol.http.audit_access import artifact_for
 from agents_protocol.http.client import client_address, token_from_headers
@@ -74,15 +75,15 @@ class AgentApiView(AgentView):
     def create_session(self, request):
         body, _ = raw_params(request, "POST")
         agent = validate_params(SESSION_CREATE_PARAMS, body, {}, {})
-        replay = self.replay_or_claim(None, body)
-        if replay is not None:
-            return replay
+        # No Idempotency-Key here: a stored answer would hand this session's token to any client at
+        # the same address sending the same key and body (agents behind one NAT or cloud egress, with
+        # keys derived from the request). A retry makes a second session, which max_sessions bounds.
         config = self.config
         session, raw_token = create_session(
             client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions,
             audited=config.audit.enabled, **agent,
         )
-        self.audited_call = AuditedCall.opening(session, agent)
+        self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
         return Response(success({
             "session_token": raw_token,
             "session_id": session.public_id,
@@ -102,7 +103,8 @@ class AgentApiView(AgentView):
             "ended": True,
             "session_id": session.public_id,
             "ended_at": iso_utc(session.ended_at),
-            "audit_url": f"{self.origin}{audit_path}" if audit.enabled else None,
+            # A session made while audit was off has no trail to fetch, whatever the setting now.
+            "audit_url": f"{self.origin}{audit_path}" if audit.enabled and session.audited else None,
         }))
 
 

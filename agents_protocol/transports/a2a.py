@@ -25,15 +25,15 @@ from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
-TASK_NOT_FOUND, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, VERSION_NOT_SUPPORTED = (
-    -32001, -32003, -32004, -32009)
+TASK_NOT_FOUND, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, CONTENT_TYPE_NOT_SUPPORTED = (
+    -32001, -32003, -32004, -32005)
+VERSION_NOT_SUPPORTED = -32009
 # The binding's other methods, with the error the specification names for an agent whose card
 # declares no streaming, push notifications or extended card, and which keeps no tasks (§3.3.4).
 UNSERVED_METHODS = {
     "SendStreamingMessage": UNSUPPORTED_OPERATION,
     "SubscribeToTask": UNSUPPORTED_OPERATION,
     "GetExtendedAgentCard": UNSUPPORTED_OPERATION,
-    "ListTasks": UNSUPPORTED_OPERATION,
     "GetTask": TASK_NOT_FOUND,
     "CancelTask": TASK_NOT_FOUND,
     "CreateTaskPushNotificationConfig": PUSH_NOTIFICATION_NOT_SUPPORTED,
@@ -51,6 +51,8 @@ ERROR_DOMAIN = "agents-protocol"
 SUPPORTED_VERSION = "1."
 VERSION_WITHOUT_HEADER = "0.3"  # what an agent must assume for an absent or empty A2A-Version (§3.6.2)
 USER_ROLE = "ROLE_USER"
+LIST_TASKS = "ListTasks"
+NO_TASKS = {"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}
 
 
 class Notification(Exception):
@@ -68,6 +70,7 @@ class RpcError(Exception):
 class A2AView(AgentView):
     rpc_id = None
     message = None
+    listing_tasks = False
 
     def resolve(self, request, *args, **kwargs):
         check_declared_length(request._request)
@@ -84,6 +87,9 @@ class A2AView(AgentView):
             raise RpcError(VERSION_NOT_SUPPORTED, f"A2A version {version} is not supported; send the header "
                            "A2A-Version: 1.0 (without it, 0.3 is assumed).")
         method = payload["method"]
+        if method == LIST_TASKS:  # a core operation; this agent answers in the reply and keeps no task
+            self.listing_tasks = True
+            return
         if method != "SendMessage":
             raise RpcError(UNSERVED_METHODS.get(method, METHOD_NOT_FOUND),
                            f"Method {method!r} is not served; this agent answers SendMessage, in its answer, "
@@ -97,6 +103,8 @@ class A2AView(AgentView):
         self.requires_session = self.capability.requires_session
 
     def post(self, request, *args, **kwargs):
+        if self.listing_tasks:
+            return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": NO_TASKS})
         outcome = self.call_capability(self.skill_input)
         if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
             outcome.data = {**outcome.data, "id": self.rpc_id}
@@ -148,7 +156,11 @@ def _message(params):
 
 def _skill_call(message):
     """(skill, input) from the first data part of the message."""
-    data = next((p["data"] for p in message["parts"] if isinstance(p, dict) and "data" in p), None)
+    data_parts = [part["data"] for part in message["parts"] if isinstance(part, dict) and "data" in part]
+    if message["parts"] and not data_parts:
+        raise RpcError(CONTENT_TYPE_NOT_SUPPORTED, 'This agent reads data parts only, not text or files: send '
+                       '{"data": {"skill": "<skill id>", "input": {<parameters>}}}.')
+    data = data_parts[0] if data_parts else None
     if not isinstance(data, dict) or not isinstance(data.get("skill"), str):
         raise RpcError(INVALID_PARAMS, 'Send a data part {"skill": "<skill id>", "input": {<parameters>}}.')
     skill_input = data.get("input", {})

@@ -56,9 +56,10 @@ VERSION_WITHOUT_HEADER = "2025-03-26"  # what the specification says to assume w
 SERVED_METHODS = ("ping", "tools/list", "tools/call")
 MALFORMED_BODY_CODES = {"invalid_json": types.PARSE_ERROR, "payload_too_large": types.INVALID_REQUEST,
                         "unsupported_media_type": types.INVALID_REQUEST, "invalid_request": types.INVALID_REQUEST,
-                        "method_not_allowed": types.INVALID_REQUEST}
-# Refusals answered with their own HTTP status (405: GET, as this server offers no SSE stream).
-HTTP_LEVEL_STATUSES = (405, 413, 415, 429, 503)
+                        "method_not_allowed": types.INVALID_REQUEST, "length_required": types.INVALID_REQUEST}
+# Refusals answered with their own HTTP status (405: GET, as this server offers no SSE stream; 411:
+# a body without Content-Length, which the transport says to refuse with an HTTP error status).
+HTTP_LEVEL_STATUSES = (405, 411, 413, 415, 429, 503)
 SESSION_META_KEY = "agents-protocol/session"
 
 
@@ -72,7 +73,10 @@ class McpError(Exception):
 
 
 class McpSessionAuthentication(AgentSessionAuthentication):
-    """The agent session whose token is the request's Mcp-Session-Id."""
+    """The agent session whose token is the request's Mcp-Session-Id. An Authorization header is
+    not this transport's (a gateway's own token, say): without Mcp-Session-Id the answer is 400."""
+
+    reads_authorization = False
 
     def raw_token(self, request):
         return request.META.get(SESSION_META, "").strip() or None
@@ -152,7 +156,7 @@ class McpView(AgentView):
         config = self.config
         session, raw_token = create_session(client_address(request), config.session.ttl_seconds,
                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
-        self.audited_call = AuditedCall.opening(session, agent)
+        self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
         offered = self.initialize_params.protocol_version
         self.protocol_version = offered if offered in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
         answer = types.InitializeResult(
@@ -201,9 +205,11 @@ class McpView(AgentView):
             data["fields"] = error.fields
         body = types.JSONRPCError(jsonrpc="2.0", id=self.rpc_id,
                                   error=types.ErrorData(code=error.rpc_code, message=error.message, data=data))
-        # Without the request's id (unreadable, or not a request) the error has none: the schema's `id?`.
-        return Response(body.model_dump(by_alias=True, exclude_none=True), status=error.http_status,
-                        headers=error.headers)
+        wire = body.model_dump(by_alias=True, exclude_none=True)
+        # Without the request's id (unreadable, or not a request) it is null, as JSON-RPC 2.0 says and
+        # the official SDKs send and require (mcp's JSONRPCError: "required but nullable").
+        wire["id"] = self.rpc_id
+        return Response(wire, status=error.http_status, headers=error.headers)
 
 
 def check_origin(request, config, origin):

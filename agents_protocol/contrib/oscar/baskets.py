@@ -8,6 +8,7 @@ the winner's.
 """
 from django.db import IntegrityError, transaction
 from oscar.core.loading import get_class, get_model
+from oscar.core.utils import get_default_currency
 
 from agents_protocol.contrib.oscar import catalogue
 from agents_protocol.contrib.oscar.models import AgentBasket
@@ -110,7 +111,7 @@ def not_in_basket(product, item):
 def contents(basket):
     """The basket as agents see it, priced by the shop's strategy with its offers applied."""
     if basket is None:
-        return {"items": [], "subtotal": 0, "currency": None, "cart_size": 0, "total_quantity": 0}
+        return {"items": [], "subtotal": 0, "currency": get_default_currency(), "cart_size": 0, "total_quantity": 0}
     basket.strategy = catalogue.strategy()
     Applicator().apply(basket)
     lines = basket.all_lines()
@@ -118,7 +119,7 @@ def contents(basket):
     return {
         "items": items,
         "subtotal": basket.total_incl_tax if basket.is_tax_known else basket.total_excl_tax,
-        "currency": basket.currency,
+        "currency": basket.currency or get_default_currency(),  # Oscar's is None without lines
         "cart_size": len(items),
         "total_quantity": basket.num_items,
     }

@@ -115,9 +115,12 @@ def variants(product, pricing):
 
 
 def offer(info):
-    return {
-        "price": price_of(info),
-        "currency": info.price.currency if info.price.exists else None,
-        "in_stock": info.availability.is_available_to_buy,
-        **stock_of(info),
-    }
+    return {**price_with_currency(info), "in_stock": info.availability.is_available_to_buy, **stock_of(info)}
+
+
+def price_with_currency(info):
+    """{"price", "currency"}, or nothing for a product the strategy gives no price (the published
+    schemas let an item leave both out, not give them as null)."""
+    if not info.price.exists:
+        return {}
+    return {"price": price_of(info), "currency": info.price.currency}

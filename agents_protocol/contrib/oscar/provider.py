@@ -104,8 +104,7 @@ class OscarProvider(ShopProvider):
         return {
             "id": catalogue.item_id(product),
             "name": product.get_title(),
-            "price": catalogue.price_of(info),
-            "currency": info.price.currency if info.price.exists else None,
+            **catalogue.price_with_currency(info),
             "category": category.slug if category else None,
             "in_stock": info.availability.is_available_to_buy,
             "has_variants": product.is_parent,

@@ -77,6 +77,16 @@ class CatalogueTests(ShopTestCase):
         self.assertEqual(agent.call("cart.view").data()["cart_size"], 0)
 
 
+    def test_a_product_the_strategy_gives_no_price_is_listed_without_price_or_currency(self):
+        # Not as null: the published schemas (MCP's outputSchema, OpenAPI) type both when present.
+        Product.objects.create(product_class=self.products["bowl"].product_class, title="Unpriced jug", upc="JUG-UNP")
+        agent = self.new_agent()
+        (jug,) = agent.call("search", q="unpriced").data()["results"]
+        self.assertEqual(jug["id"], "JUG-UNP")
+        self.assertNotIn("price", jug)
+        self.assertNotIn("currency", jug)
+        self.assertNotIn("price", agent.call("detail", id="JUG-UNP").data())
+
     def test_with_upc_ids_products_and_variants_without_a_upc_are_out_of_reach(self):
         partner = Partner.objects.get()
         jug = Product.objects.create(product_class=self.products["bowl"].product_class, title="Unmarked jug")
@@ -108,6 +118,12 @@ class CartTests(ShopTestCase):
         (link,) = AgentBasket.objects.all()
         self.assertEqual(link.basket.num_items, 4)
         self.assertEqual(link.basket.status, Basket.OPEN)
+
+    def test_an_empty_cart_names_the_shops_currency(self):
+        agent = self.new_agent()
+        self.assertEqual(agent.call("cart.view").data()["currency"], "GBP")
+        agent.call("cart.add", item_id="BOWL-TEN", quantity=1).data()
+        self.assertEqual(agent.call("cart.remove", item_id="BOWL-TEN").data()["cart"]["currency"], "GBP")
 
     def test_update_and_remove(self):
         agent = self.new_agent()
