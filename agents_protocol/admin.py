@@ -28,6 +28,7 @@ from agents_protocol.core.models import (
     SessionConfig,
     SigningKey,
     SiteProfile,
+    path_param_problem,
 )
 from agents_protocol.http.publishing import render_agents_json, render_agents_txt
 
@@ -89,8 +90,15 @@ class OptionalJSONField(forms.JSONField):
 
 class CapabilityParamFormSet(forms.BaseInlineFormSet):
     def clean(self):
-        """What CapabilityParam.clean cannot see for a capability not saved yet: its method, as the form has it."""
+        """What CapabilityParam.clean cannot see for a capability not saved yet: its method and
+        endpoint, as the form has them, against the parameters as the forms leave them."""
         super().clean()
+        kept = [form.cleaned_data for form in self.forms
+                if getattr(form, "cleaned_data", None) and not form.cleaned_data.get("DELETE")]
+        problem = path_param_problem(self.instance.endpoint or "", {data["name"]: data["type"] for data in kept
+                                                                    if data.get("name") and data.get("type")})
+        if problem:
+            raise forms.ValidationError(problem)
         if self.instance.method != "GET":
             return
         for form in self.forms:

@@ -10,6 +10,7 @@ from django.db import transaction
 from jsonschema import Draft7Validator
 
 from agents_protocol.core.config import load_config
+from agents_protocol.core.models import path_param_problem
 from agents_protocol.documents.agents_json import build_agents_json
 from agents_protocol.documents.validation import agents_json_errors
 
@@ -248,6 +249,10 @@ def write_config(data, get_model, validate):
                 format=param.get("format", ""),
                 position=param_position,
             ), f"{where}.params.{param_name}")
+        declared = {name: param["type"] for name, param in entry.get("params", {}).items()}
+        problem = path_param_problem(entry["endpoint"], declared)
+        if problem:
+            errors.append(f"{where}: endpoint: {problem}")
 
     for position, entry in enumerate(data["flows"]):
         where = f"flows[{position}] ({entry['name']})"

@@ -51,6 +51,23 @@ def test_an_items_schema_the_validator_could_not_run_is_refused(admin_client, un
     assert problem in errors, errors
 
 
+@pytest.mark.parametrize("endpoint, params, problem", [
+    ("/.well-known/agents/api/reserve/:item", [], "not one of this capability's parameters"),
+    ("/.well-known/agents/api/reserve/:item", [{"name": "sku"}], "not one of this capability's parameters"),
+    ("/.well-known/agents/api/reserve/:item", [{"name": "item", "type": "object"}], "one segment of text"),
+])
+def test_a_path_name_no_parameter_of_a_scalar_type_can_fill_is_refused(admin_client, unchanged, endpoint, params,
+                                                                       problem):
+    form = capability_form(params, endpoint=endpoint)
+    assert problem in field_errors(admin_client.post(CAPABILITY_ADD, form))
+
+
+def test_a_path_name_with_its_parameter_is_accepted(admin_client):
+    form = capability_form([{"name": "item"}], endpoint="/.well-known/agents/api/reserve/:item")
+    assert admin_client.post(CAPABILITY_ADD, form).status_code == 302
+    assert Capability.objects.get(name="reserve").params.get().name == "item"
+
+
 def test_an_object_parameter_on_a_get_capability_is_refused(admin_client, unchanged):
     form = capability_form([{"name": "filter", "type": "object"}], method="GET")
     assert "cannot carry an object" in field_errors(admin_client.post(CAPABILITY_ADD, form))
@@ -98,8 +115,12 @@ def test_a_docs_url_that_agents_json_could_not_publish_as_a_uri_is_refused(admin
     assert "RFC 3986" in field_errors(admin_client.post(SITE_PROFILE, form))
 
 
+def _capability(config, name):
+    return next(capability for capability in config["capabilities"] if capability["name"] == name)
+
+
 def _params_of(config, name):
-    return next(capability for capability in config["capabilities"] if capability["name"] == name)["params"]
+    return _capability(config, name)["params"]
 
 
 @pytest.mark.parametrize("edit, problem", [
@@ -110,6 +131,8 @@ def _params_of(config, name):
     (lambda config: _params_of(config, "browse")["page"].pop("minimum"), "count pages"),
     (lambda config: _params_of(config, "search")["limit"].update(minimum=0), "count pages"),
     (lambda config: _params_of(config, "search")["page"].update(type="number"), "count pages"),
+    (lambda config: _capability(config, "detail").update(endpoint="/.well-known/agents/api/product/:slug"),
+     "not one of this capability's parameters"),
     (lambda config: _params_of(config, "search")["limit"].update(maximum=float("inf")), "must be a finite number"),
     (lambda config: _params_of(config, "browse")["sort"].update(default=float("nan")), "must be finite"),
 ])

@@ -85,6 +85,26 @@ def path_shape(template):
     return "/".join(":" if segment.startswith(":") else segment for segment in template.split("/"))
 
 
+PATH_PARAM_TYPES = ("string", "integer", "number", "boolean")
+
+
+def path_param_problem(endpoint, declared):
+    """Why the :names of `endpoint` cannot be filled from the parameters `declared` ({name: type}),
+    or None. The path's value wins over the body and query (core/schema.py), so a :name without
+    a parameter of a type one segment can carry would refuse every call."""
+    for segment in endpoint.split("/"):
+        name = segment[1:]
+        if not segment.startswith(":"):
+            continue
+        if name not in declared:
+            return (f"The path names :{name}, which is not one of this capability's parameters: declare it, "
+                    f"or rename the path's :{name}.")
+        if declared[name] not in PATH_PARAM_TYPES:
+            return (f"The path's :{name} is one segment of text: its parameter must be a string, integer, "
+                    f"number or boolean, not {declared[name]}.")
+    return None
+
+
 def takes_paths_of(first, later):
     """Whether a route at template `first`, tried before one at `later`, answers paths meant for it."""
     return path_shape(first) == path_shape(later) or hides(first, later)
