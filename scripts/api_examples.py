@@ -190,8 +190,8 @@ sentence each test comes from, and asserts each entry below.
   `params`, `policy_result`, `response_status`, `prev_hash`) plus `seq`, `path` and
   `event_hash`, one event per call, opened by `session.create` and closed by `session.end`; not
   the review-repo branch's RER envelope with `ToolCalled`/`ToolReturned` pairs. `policy_result`
-  is `allowed`, `refused:<code>` (the refusal the agent received), `replayed` or
-  `ended:<reason>`, not `allow`/`deny`. The agent's name, version and purpose are the first
+  is `allow` or `deny:<code>` (the refusal the agent received: the rule that matched, as the
+  agents-protocol branch has it), `allow:replayed` or `allow:ended:<reason>`. The agent's name, version and purpose are the first
   event's params, not a top-level `agent` object: in the chain they are covered by the
   signature, which signs `root_hash`, computed over the events only. For the same reason the
   first event's params name the session (`session_id`) and the site (`site`), and the last's its

@@ -77,7 +77,7 @@ def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
         ("session.create", 201), ("search", 200), ("cart.add", 200), ("cart.add", 400),
         ("contact", 200), ("session.end", 200),
     ]
-    assert events[3]["policy_result"] == "refused:invalid_params"
+    assert events[3]["policy_result"] == "deny:invalid_params"
     # The opening event names the session and the site (its URL, as both spec branches show it), so
     # the signed chain cannot be passed off as another session's or another site's.
     assert events[0]["params"] == {"agent_name": "auditor", "purpose": "testing", "session_id": agent.session_id,
@@ -104,9 +104,9 @@ def test_each_change_is_recorded_once(agent):
     events = requests.get(artifact["audit_url"], headers={"Authorization": f"Bearer {agent.token}"},
                           timeout=10).json()["data"]["events"]
     assert [(e["seq"], e["capability"], e["policy_result"]) for e in events] == [
-        (1, "session.create", "allowed"), (2, "cart.add", "allowed"), (3, "cart.update", "allowed"),
-        (4, "cart.add", "allowed"), (5, "cart.remove", "allowed"), (6, "checkout", "allowed"),
-        (7, "session.end", "ended:deleted"),
+        (1, "session.create", "allow"), (2, "cart.add", "allow"), (3, "cart.update", "allow"),
+        (4, "cart.add", "allow"), (5, "cart.remove", "allow"), (6, "checkout", "allow"),
+        (7, "session.end", "allow:ended:deleted"),
     ]
 
 

@@ -24,7 +24,7 @@ PARAMS = {"item_id": "mug-1", "quantity": 2, "note": "bleu \u2028 \U0001f3fa", "
 
 def record(session, **params):
     return record_event(session, capability="cart.add", method="POST", path="/api/cart/add",
-                        params=params, response_status=200, policy_result="allowed", hint="a hint")
+                        params=params, response_status=200, policy_result="allow", hint="a hint")
 
 
 def test_the_appended_event_reads_back_through_the_orm_as_it_was_hashed():
@@ -45,7 +45,7 @@ def test_a_failed_insert_is_djangos_integrity_error_and_leaves_the_head_where_it
     record(session, item_id="mug-1")
     # A row already holding seq 2 (what no append makes): the head moves, the INSERT then fails.
     squatter = PendingEvent(session, capability="x", method="GET", path="/", params={}, response_status=200,
-                            policy_result="allowed").event
+                            policy_result="allow").event
     AuditEvent.objects.create(session=session, **squatter)
     with pytest.raises(IntegrityError):
         record(session, item_id="mug-2")
@@ -59,7 +59,7 @@ def test_an_append_that_finds_the_head_moved_extends_the_new_head():
     session = make_agent_session(audited=True)
     stale = AgentSession.objects.get(pk=session.pk)
     pending = PendingEvent(stale, capability="cart.view", method="GET", path="/api/cart", params={},
-                           response_status=200, policy_result="allowed")
+                           response_status=200, policy_result="allow")
     moved = record(session, item_id="mug-1")
     appended = pending.append()
     assert appended["seq"] == 2 and appended["prev_hash"] == moved["event_hash"]
@@ -88,7 +88,7 @@ def test_an_event_made_where_the_clock_is_behind_keeps_the_chain_in_time_and_the
     the head it extends, whether the session was read before the head moved or after."""
     session = make_agent_session(audited=True)
     first = record_event(session, capability=SESSION_CREATE, method="POST", path="/api/session", params={},
-                         response_status=201, policy_result="allowed")
+                         response_status=201, policy_result="allow")
     monkeypatch.setattr(chain, "timestamp_now", lambda: "2001-01-01T00:00:00.000000Z")  # a host far behind
     second = record(session, item_id="mug-2")
     read_elsewhere = AgentSession.objects.get(pk=session.pk)

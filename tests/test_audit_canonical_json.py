@@ -67,7 +67,7 @@ def test_plain_values_take_the_standard_encoder_and_give_the_same_bytes(value):
        status=st.integers(100, 599))
 def test_event_hash_is_the_sha256_of_the_rfc8785_event(seq, prev_hash, capability, path, params, status):
     try:
-        event = _event(seq, prev_hash, capability, "POST", path, params, status, "allowed")
+        event = _event(seq, prev_hash, capability, "POST", path, params, status, "allow")
     except ValueError:
         with pytest.raises(ValueError):
             rfc8785.dumps(params)

@@ -29,11 +29,11 @@ def sealed_artifact(calls=3):
     session = make_agent_session(audited=True)
     record_event(session, capability=SESSION_CREATE, method="POST", path="/api/session",
                  params={"agent_name": "tester", "session_id": session.public_id}, response_status=201,
-                 policy_result="allowed")
+                 policy_result="allow")
     for n in range(calls):
         record_event(session, capability="cart.add", method="POST", path="/api/cart/add",
                      params={"item_id": f"mug-{n}", "quantity": n + 1, "email": "a@b.c"},
-                     response_status=200, policy_result="allowed")
+                     response_status=200, policy_result="allow")
     return close_and_seal(session, "deleted", timezone.now(), method="DELETE", path="/api/session")
 
 
@@ -79,7 +79,7 @@ TAMPERING = {
 
 def _rehash_edit(artifact):
     event = artifact["events"][-1]
-    event["policy_result"] = "ended:forged"
+    event["policy_result"] = "allow:ended:forged"
     event["event_hash"] = event_hash(event)
 
 
@@ -110,7 +110,7 @@ def test_an_artifact_signed_before_rotation_still_verifies_with_the_old_key(key_
     before = sealed_artifact()
     live = make_agent_session(audited=True)
     record_event(live, capability=SESSION_CREATE, method="POST", path="/s", params={},
-                 response_status=201, policy_result="allowed")
+                 response_status=201, policy_result="allow")
     rotate_key()
     assert current_public_key() != old_key
     assert verify(before, old_key).ok
@@ -135,7 +135,7 @@ def test_nothing_is_appended_after_the_end():
     artifact = sealed_artifact(calls=0)
     session = AuditEvent.objects.get(event_id=artifact["events"][0]["event_id"]).session
     late = record_event(session, capability="cart.view", method="GET", path="/x", params={},
-                        response_status=200, policy_result="allowed")
+                        response_status=200, policy_result="allow")
     assert late is None and AuditEvent.objects.filter(session=session).count() == 2
 
 
@@ -144,7 +144,7 @@ def test_an_append_from_a_stale_head_extends_the_current_one():
     stale = AgentSession.objects.get(pk=session.pk)  # read before the first append
     for caller, capability in [(session, SESSION_CREATE), (stale, "cart.view"), (session, "cart.add")]:
         record_event(caller, capability=capability, method="GET", path="/x", params={},
-                     response_status=200, policy_result="allowed")
+                     response_status=200, policy_result="allow")
     events = list(AuditEvent.objects.filter(session=session).order_by("seq"))
     assert [(e.seq, e.capability) for e in events] == [(1, SESSION_CREATE), (2, "cart.view"), (3, "cart.add")]
     assert [e.prev_hash for e in events] == ["", events[0].event_hash, events[1].event_hash]

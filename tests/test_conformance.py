@@ -1403,8 +1403,8 @@ def test_each_event_carries_the_documented_fields(trail):
 
     audit.md (agents-protocol): "| `params` | Request parameters (sensitive values redacted). | | `policy_result` | `allow` or `deny`, with the rule that matched. |"
 
-    Deliberate difference (docs/api.md: "Audit artifact format"): policy_result is `allowed`, or
-    `refused:<code>` naming the refusal the agent received (the rule that matched), not `allow`/`deny`.
+    policy_result is `allow`, or `deny:<code>` naming the refusal the agent received (the rule
+    that matched).
     """
     events = trail.artifact["events"]
     assert len({e["event_id"] for e in events}) == len(events)
@@ -1414,7 +1414,7 @@ def test_each_event_carries_the_documented_fields(trail):
         assert parse_time(event["timestamp"]).tzinfo is not None and isinstance(event["params"], dict)
     codes = [answer.json().get("code") for answer in trail.answers]
     assert [e["policy_result"] for e in events[1:-1]] == [
-        "allowed" if code is None else f"refused:{code}" for code in codes]
+        "allow" if code is None else f"deny:{code}" for code in codes]
 
 
 def test_each_event_holds_the_sha256_of_the_previous_one(trail):

@@ -220,4 +220,4 @@ def test_a_replay_is_recorded_in_the_audit_trail_as_replayed(agent):
     for _attempt in range(2):
         ok_data(agent.post(ADD, {"item_id": "mug"}, headers=keyed("audit-1")))
     results = list(AuditEvent.objects.filter(capability="cart.add").values_list("policy_result", flat=True))
-    assert results == ["allowed", "replayed"]
+    assert results == ["allow", "allow:replayed"]

@@ -32,9 +32,9 @@ def test_calls_of_a_session_join_its_audit_chain(live_server):
 
     events = AuditEvent.objects.filter(session__public_id=session["session_id"]).order_by("seq")
     assert [(e.capability, e.method, e.path, e.response_status, e.policy_result) for e in events][1:] == [
-        ("cart.add", "POST", f"{PACTSPEC}/cart-add", 200, "allowed"),
-        ("cart.add", "POST", PACTSPEC, 404, f"refused:{refused.json()['code']}"),
-        ("cart.view", "POST", A2A, 200, "allowed"),
+        ("cart.add", "POST", f"{PACTSPEC}/cart-add", 200, "allow"),
+        ("cart.add", "POST", PACTSPEC, 404, f"deny:{refused.json()['code']}"),
+        ("cart.view", "POST", A2A, 200, "allow"),
     ]
     assert events[1].params == {"item_id": "mug-celadon", "quantity": 1}
     assert events[1].prev_hash == events[0].event_hash

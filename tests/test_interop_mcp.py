@@ -146,9 +146,9 @@ def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail
     assert artifact.status_code == 200, artifact.text
     trail = artifact.json()["data"]
     assert [(e["capability"], e["policy_result"]) for e in trail["events"]] == [
-        ("session.create", "allowed"), ("search", "allowed"), ("detail", "allowed"), ("cart.add", "allowed"),
-        ("cart.add", "refused:unknown_item"), ("cart.view", "allowed"), ("checkout", "allowed"),
-        ("session.end", "ended:deleted"),
+        ("session.create", "allow"), ("search", "allow"), ("detail", "allow"), ("cart.add", "allow"),
+        ("cart.add", "deny:unknown_item"), ("cart.view", "allow"), ("checkout", "allow"),
+        ("session.end", "allow:ended:deleted"),
     ]
     assert trail["events"][0]["params"]["agent_name"] == CLIENT["name"]
     assert {e["path"] for e in trail["events"][:-1]} == {"/mcp"}

@@ -116,7 +116,7 @@ def test_a_refused_call_is_recorded_in_the_session_audit_trail(client, clock):
 
     events = AuditEvent.objects.filter(session__public_id=session["session_id"]).order_by("seq")
     assert [(e.capability, e.response_status, e.policy_result) for e in events][-2:] == [
-        ("cart.view", 200, "allowed"), ("cart.view", 429, "refused:rate_limited")]
+        ("cart.view", 200, "allow"), ("cart.view", 429, "deny:rate_limited")]
 
 
 def test_invented_tokens_count_against_the_address(client, clock):

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def append(session):
     record_event(session, capability="cart.add", method="POST", path="/x", params={},
-                 response_status=200, policy_result="allowed")
+                 response_status=200, policy_result="allow")
 
 
 def test_event_ids_sort_in_the_order_the_events_were_made():

@@ -337,7 +337,7 @@ def test_a_session_ended_during_a_change_refuses_the_change_and_its_trail_ends_a
 @pytest.mark.usefixtures("key_file")
 def test_a_sessions_calls_through_one_transport_are_in_its_sealed_trail(transport, shop, live_server):
     """Allowed and refused calls of a session through the transport are in its sealed audit trail,
-    in call order, each with its capability and "allowed" or "refused:<code>"; the artifact verifies
+    in call order, each with its capability and "allow" or "deny:<code>"; the artifact verifies
     with the published key."""
     token, _ = start_session(live_server.url)
     assert transport.call("cart.add", {"item_id": "mug", "quantity": 2}, token=token).ok
@@ -347,8 +347,8 @@ def test_a_sessions_calls_through_one_transport_are_in_its_sealed_trail(transpor
 
     artifact, key = sealed_trail(live_server.url, token)
     assert trail(artifact) == [
-        ("session.create", "allowed"), ("cart.add", "allowed"), ("cart.add", "refused:unknown_item"),
-        ("cart.add", "refused:invalid_params"), ("cart.view", "allowed"), ("session.end", "ended:deleted"),
+        ("session.create", "allow"), ("cart.add", "allow"), ("cart.add", "deny:unknown_item"),
+        ("cart.add", "deny:invalid_params"), ("cart.view", "allow"), ("session.end", "allow:ended:deleted"),
     ]
     assert verify(artifact, key).ok
 
@@ -371,10 +371,10 @@ def test_one_sessions_calls_through_all_transports_are_one_sealed_trail_in_call_
 
     artifact, key = sealed_trail(live_server.url, token)
     assert trail(artifact) == [
-        ("session.create", "allowed"), ("cart.add", "allowed"), ("cart.add", "refused:unknown_item"),
-        ("cart.add", "allowed"), ("cart.add", "refused:invalid_params"), ("cart.view", "allowed"),
-        ("cart.add", "refused:invalid_params"), ("cart.view", "allowed"), ("cart.add", "refused:unknown_item"),
-        ("cart.view", "allowed"), ("session.end", "ended:deleted"),
+        ("session.create", "allow"), ("cart.add", "allow"), ("cart.add", "deny:unknown_item"),
+        ("cart.add", "allow"), ("cart.add", "deny:invalid_params"), ("cart.view", "allow"),
+        ("cart.add", "deny:invalid_params"), ("cart.view", "allow"), ("cart.add", "deny:unknown_item"),
+        ("cart.view", "allow"), ("session.end", "allow:ended:deleted"),
     ]
     assert [e["seq"] for e in artifact["events"]] == list(range(1, 12))
     assert verify(artifact, key).ok

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from django.db import transaction
 from django.db.models import F
 
+from agents_protocol.audit import policy
 from agents_protocol.audit.hashing import (
     ALGORITHM,
     CANONICALIZATION,
@@ -216,7 +217,7 @@ def close_and_seal(session, reason, ended_at, *, method="", path=""):
             seq, prev_hash, not_before = AgentSession.objects.values_list(
                 "event_count", "last_event_hash", "last_event_at").get(pk=session.pk)
             event = _event(seq, prev_hash, SESSION_END, method, path, redact({"reason": reason}), 200,
-                           f"ended:{reason}", not_before=not_before)
+                           policy.ended(reason), not_before=not_before)
             connection = default_connection()
             with connection.cursor() as cursor:
                 insert_event(cursor, connection, session.pk, event)

@@ -31,6 +31,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents_protocol.activity import recorder
+from agents_protocol.audit import policy
 from agents_protocol.audit.chain import PendingEvent, record_event
 from agents_protocol.core.conf import pipeline_steps
 from agents_protocol.core.config import current_config
@@ -262,9 +263,9 @@ class AgentView(APIView):
         if call is None or call.recorded_by_handler:
             return
         status, code = self.outcome(response)
-        policy_result = "replayed" if call.replayed else f"refused:{code}" if code else "allowed"
+        policy_result = policy.REPLAYED if call.replayed else policy.denied(code) if code else policy.ALLOW
         try:
-            if call.pending and not call.pending.appended and (status, policy_result) == (200, "allowed"):
+            if call.pending and not call.pending.appended and (status, policy_result) == (200, policy.ALLOW):
                 call.pending.append()
             else:
                 record_event(call.session, capability=call.capability, method=self.request.method,
@@ -320,5 +321,5 @@ class AuditedCall:
         """The event of this call succeeding, made before the handler runs."""
         self.pending = PendingEvent(self.session, capability=self.capability, method=request.method,
                                     path=request.path, params=self.params, response_status=200,
-                                    policy_result="allowed")
+                                    policy_result=policy.ALLOW)
         return self.pending

@@ -9,6 +9,7 @@ import math
 
 from django.utils import timezone
 
+from agents_protocol.audit import policy
 from agents_protocol.core.capabilities import CapabilityCall, handler_for
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
@@ -16,8 +17,6 @@ from agents_protocol.core.models import AuditEvent
 from agents_protocol.core.provider import CallContext, get_provider
 from agents_protocol.http import limits
 from agents_protocol.http.sessions import end_session, session_for_inspector
-
-REFUSED = "refused:"
 
 
 def inspected_session(secret):
@@ -71,7 +70,7 @@ def call_of(event):
         "path": event["path"],
         "params": event["params"],
         "status": event["response_status"],
-        "error_code": result[len(REFUSED):] if result.startswith(REFUSED) else None,
+        "error_code": policy.refusal_code(result),
         "outcome": result,
         "hint": event["hint"],
     }
