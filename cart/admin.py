@@ -3,7 +3,21 @@ from django.contrib import admin
 from .models import Cart, CartLine, Order, OrderLine
 
 
-class CartLineInline(admin.TabularInline):
+class ViewOnly:
+    """Carts change only through the cart services (one open cart per session, frozen at
+    checkout, lines of products for sale): staff read them."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class CartLineInline(ViewOnly, admin.TabularInline):
     model = CartLine
     extra = 0
     raw_id_fields = ["product"]
@@ -11,7 +25,7 @@ class CartLineInline(admin.TabularInline):
 
 
 @admin.register(Cart)
-class CartAdmin(admin.ModelAdmin):
+class CartAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ["id", "agent_session", "status", "currency", "created", "updated"]
     list_filter = ["status"]
     search_fields = ["agent_session__public_id"]
@@ -57,3 +71,6 @@ class OrderAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # an order is the human's record and its link; shop_prune removes old ones

@@ -1,4 +1,7 @@
+from django import forms
 from django.contrib import admin
+from django.db.models import F
+from django.db.models.functions import Greatest
 
 from .models import Category, Product
 
@@ -11,10 +14,44 @@ class CategoryAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
 
-class VariantInline(admin.TabularInline):
+class StockAsSeen:
+    """Stock fields that remember the number the page showed (a hidden initial), so that saving a
+    page opened before a sale does not put the sold stock back: see save_keeping_sales."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "stock":
+            kwargs["show_hidden_initial"] = True
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+
+def save_keeping_sales(product, form):
+    """Save `product` from an admin form. Stock moves by what staff changed, from the number the
+    page showed to the one they typed, and otherwise is left as it is now: checkout takes stock
+    while staff have a page open, and writing back the number they saw would undo those sales."""
+    if product.pk is None or "stock" not in form.fields:
+        product.save()
+        return
+    field = form.fields["stock"]
+    seen = field.to_python(form.data.get(form.add_initial_prefix("stock")))
+    typed = product.stock
+    product.save(update_fields=[f.name for f in Product._meta.concrete_fields if not f.primary_key and f.name != "stock"])
+    if seen is not None and typed != seen:
+        Product.objects.filter(pk=product.pk).update(stock=Greatest(F("stock") + (typed - seen), 0))
+    product.refresh_from_db(fields=["stock"])
+
+
+class VariantForm(forms.ModelForm):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:  # agents hold on to public ids (carts, audit trails)
+            self.fields["public_id"].disabled = True
+
+
+class VariantInline(StockAsSeen, admin.TabularInline):
     """A product's variants (sizes, glazes), each sold on its own id; they take the parent's category and currency."""
 
     model = Product
+    form = VariantForm
     fk_name = "variant_of"
     fields = ["public_id", "name", "slug", "variant_attributes", "price", "stock", "is_active"]
     extra = 0
@@ -23,7 +60,7 @@ class VariantInline(admin.TabularInline):
 
 
 @admin.register(Product)
-class ProductAdmin(admin.ModelAdmin):
+class ProductAdmin(StockAsSeen, admin.ModelAdmin):
     list_display = ["name", "public_id", "category", "price", "currency", "stock", "is_active", "created"]
     list_editable = ["stock", "is_active"]
     list_filter = ["category", "is_active", "currency", ("variant_of", admin.EmptyFieldListFilter)]
@@ -40,3 +77,20 @@ class ProductAdmin(admin.ModelAdmin):
         if obj is not None:
             return [*self.readonly_fields, "public_id"]
         return self.readonly_fields
+
+    def get_inlines(self, request, obj):
+        return [] if obj is not None and obj.variant_of_id is not None else self.inlines  # no variants of a variant
+
+    def save_model(self, request, obj, form, change):
+        save_keeping_sales(obj, form)
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Product:
+            super().save_formset(request, form, formset, change)
+            return
+        formset.save(commit=False)  # gives new variants their parent, lists the deleted ones
+        for variant in formset.deleted_objects:
+            variant.delete()
+        for variant_form in formset.forms:
+            if variant_form.has_changed() and variant_form not in formset.deleted_forms:
+                save_keeping_sales(variant_form.instance, variant_form)

@@ -98,6 +98,15 @@ class Product(models.Model):
         # listed but never bought, and sorting by price across currencies means nothing.
         if self.currency != settings.SHOP_CURRENCY:
             raise ValidationError({"currency": f"The shop sells in {settings.SHOP_CURRENCY} only."})
+        attributes = self.variant_attributes
+        if attributes and not (isinstance(attributes, dict)
+                               and all(isinstance(v, str) for v in attributes.values())):
+            # Published as an object of strings (agents_protocol's detail schema): {"size": "large"}.
+            raise ValidationError({"variant_attributes": 'Write the attributes as names and text, such as '
+                                                         '{"size": "large", "capacity": "350 ml"}.'})
+        if self.variant_of_id is not None and self.variant_of.variant_of_id is not None:
+            raise ValidationError({"variant_of": "A variant has no variants of its own: add this one to "
+                                                f"{self.variant_of.variant_of.name}."})
 
     def save(self, *args, **kwargs):
         if self.variant_of_id is not None:  # a variant is filed and priced like its parent

@@ -40,7 +40,18 @@ def test_cart_admin_search_by_session_public_id(admin_client, order):
         reverse("admin:cart_cart_changelist"), {"q": order.agent_session.public_id, "status": "frozen"}
     )
     html = response.content.decode()
-    assert f"Cart {order.cart.pk} (frozen)" in html
-    assert str(other_cart) not in html
+    assert reverse("admin:cart_cart_change", args=[order.cart.pk]) in html
+    assert reverse("admin:cart_cart_change", args=[other_cart.pk]) not in html
     response = admin_client.get(reverse("admin:cart_cart_change", args=[order.cart.pk]))
     assert response.status_code == 200
+
+
+def test_carts_are_read_only_and_orders_cannot_be_deleted(admin_client, order):
+    # A cart set back to open would take the agent's next cart.add and then fail its checkout (one
+    # order per cart); a deleted order leaves its cart frozen and the human's link dead.
+    cart_page = reverse("admin:cart_cart_change", args=[order.cart.pk])
+    assert admin_client.post(cart_page, {"status": "open"}).status_code == 403
+    assert admin_client.post(reverse("admin:cart_order_delete", args=[order.pk]), {"post": "yes"}).status_code == 403
+    order.cart.refresh_from_db()
+    assert order.cart.status == "frozen" and type(order).objects.filter(pk=order.pk).exists()
+    assert 'name="_save"' not in admin_client.get(cart_page).content.decode()

@@ -1,4 +1,5 @@
 import pytest
+from django.core.exceptions import ValidationError
 
 from catalog.demo import load_demo_catalog
 from catalog.models import Category, Product
@@ -54,3 +55,29 @@ def test_category_admin_prepopulates_the_slug(admin_client):
     assert response.status_code == 200
     assert "prepopulated" in response.text
     assert 'id="id_slug"' in response.text
+
+
+def test_a_variants_page_offers_no_variants_of_its_own(admin_client):
+    variant = Product.objects.filter(variant_of__isnull=False).first()
+    page = admin_client.get(f"/admin/catalog/product/{variant.pk}/change/").content.decode()
+    assert 'id="variants-group"' not in page
+    parent_page = admin_client.get(f"/admin/catalog/product/{variant.variant_of_id}/change/").content.decode()
+    assert 'id="variants-group"' in parent_page
+
+
+@pytest.mark.parametrize("attributes", [{"capacity_ml": 350}, ["large"], {"size": None}])
+def test_variant_attributes_must_be_names_and_text(attributes):
+    variant = Product.objects.filter(variant_of__isnull=False).first()
+    variant.variant_attributes = attributes
+    with pytest.raises(ValidationError) as refused:
+        variant.full_clean()
+    assert "variant_attributes" in refused.value.message_dict
+
+
+def test_a_variant_of_a_variant_is_refused():
+    variant = Product.objects.filter(variant_of__isnull=False).first()
+    nested = Product(public_id="nested", slug="nested", name="Nested", price=1, stock=1, category=variant.category,
+                     variant_of=variant, variant_attributes={"size": "tiny"})
+    with pytest.raises(ValidationError) as refused:
+        nested.full_clean()
+    assert "no variants of its own" in str(refused.value)
