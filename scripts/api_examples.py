@@ -111,7 +111,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `unknown_skill` | a PactSpec call (`{"skill", "input"}`) or an A2A message names no skill of this site (A2A: JSON-RPC -32602) | use a skill id of `/.well-known/pactspec.json` or `/.well-known/agent-card.json` |
 | 400 | `unknown_tool` | an MCP `tools/call` names no tool of this site (JSON-RPC -32602) | list the tools again with `tools/list` |
 | 400 | `unsupported_protocol_version` | an MCP request's `MCP-Protocol-Version` header names no revision this server speaks (2024-11-05 to 2025-11-25) | send the revision `initialize` answered |
-| 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (at least 0 for `cart.update`) | send a positive whole number |
+| 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (at least 0 for `cart.update`); with the default rules `invalid_params` refuses such a quantity first, so this comes only where a site dropped its minimum | send a positive whole number |
 | 400 | `quantity_above_maximum` | *(shop)* the line would hold more of one item than a cart may (20 here) | lower the quantity to the maximum the sentence gives |
 | 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), or `cart.remove` an item none of which is left, then try again |
 | 400 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add at least one item first |

@@ -16,6 +16,7 @@ import pytest
 import requests
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
+from jsonschema import Draft202012Validator
 
 from agents_protocol.config_io import ConfigFileError, export_config, import_config
 from agents_protocol.core.config import ParamSpec, current_revision
@@ -192,8 +193,12 @@ def test_just_inside_each_published_bound_is_accepted_and_just_outside_is_refuse
         assert str(schema[bound]) in capability["params"][name]["description"]
 
     if schema.get("type") == "string" and "minLength" in schema:
-        blank = probe(live_server.url, capability, name, " " * max(schema["minLength"], 1), base, token)
+        blank_text = " " * max(schema["minLength"], 1)
+        blank = probe(live_server.url, capability, name, blank_text, base, token)
         assert name in assert_error(blank, 400, "invalid_params")["fields"], "whitespace is trimmed first"
+        # and the published schema says so, so that a client validating against it refuses it too
+        published = Draft202012Validator(schema)
+        assert not published.is_valid(blank_text) and published.is_valid("a" * max(schema["minLength"], 1))
     if schema.get("format") == "email":
         wrong = probe(live_server.url, capability, name, "not-an-email", base, token)
         assert assert_error(wrong, 400, "invalid_params")["fields"][name] == "Must be a valid email address."

@@ -57,7 +57,7 @@ def test_parameters_follow_the_method_and_the_path_template(live_server):
     detail = ops[(f"{API}/detail/{{id}}", "GET")]
     assert detail["parameters"] == [{"name": "id", "in": "path", "required": True, "schema": {
         "type": "string", "description": "Product ID (path parameter; ?id= also works)",
-        "minLength": 1, "maxLength": 200}}]
+        "minLength": 1, "maxLength": 200, "pattern": "\\S"}}]  # trimmed first: blank text is refused
     browse = {p["name"]: p for p in ops[(f"{API}/browse", "GET")]["parameters"]}
     assert browse["sort"]["in"] == "query" and browse["sort"]["schema"]["enum"] == ["price_asc", "price_desc", "newest"]
     add = ops[(f"{API}/cart/add", "POST")]

@@ -33,6 +33,9 @@ TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
 NUMERIC_TYPES = ("integer", "number")
 FORMATS = ("email", "uri", "date-time")
+# Text with a minimum length is trimmed before it is measured: it must hold a character that is not
+# whitespace, which this JSON Schema pattern says (ECMA-262, as JSON Schema's patterns are).
+BLANK_REFUSED = r"\S"
 # The built-in search and browse count pages and page sizes from 1 (core/handlers.py).
 PAGING_PARAMS = {"search": ("page", "limit"), "browse": ("page", "limit")}
 PAGING_RULE = "search and browse count pages and page sizes from 1: an integer with a minimum of 1 or more."
@@ -385,6 +388,8 @@ class CompiledParam:
                 schema[key] = value
         if self.format:
             schema["format"] = self.format
+        if self.strip and self.min_length >= 1:
+            schema["pattern"] = BLANK_REFUSED  # trimmed first: "   " is no search query
         return schema
 
     def _phrase(self):
@@ -416,7 +421,7 @@ def compiled(descriptor):
 
 def param_json_schema(param):
     """The parameter as a JSON Schema fragment (a fresh copy): type, description, default, enum,
-    items, minimum, maximum, minLength, maxLength, format."""
+    items, minimum, maximum, minLength, maxLength, format, and a pattern refusing blank text."""
     schema = dict(compiled(param).json_schema)
     if isinstance(schema.get("items"), dict):
         schema["items"] = dict(schema["items"])

@@ -52,7 +52,8 @@ IDEMPOTENCY_KEY = {
     "required": False,
     "description": "Send a POST again with the same key and body to get the first answer back "
                    "(Idempotent-Replayed: true) instead of running it twice. Kept 24 hours.",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "schema": {"type": "string", "pattern": "^[!-+\\--~]{1,255}$",  # http/idempotency.py KEY_FORMAT
+               "description": "1 to 255 visible ASCII characters without commas, such as a UUID"},
 }
 SESSION_CREATED = {
     "type": "object",
@@ -66,6 +67,8 @@ SESSION_CREATED = {
                          "description": "The session-required capabilities available in this session"},
         "audit": {"type": "boolean",
                   "description": "true when the session's calls are recorded in a signed audit trail"},
+        "inspect_url": {"type": "string", "format": "uri",
+                        "description": "A page for the agent's developer that shows this session's calls live"},
     },
 }
 AUDIT_ARTIFACT = {
@@ -212,7 +215,8 @@ def _session_create():
         "requestBody": _json_body(body, False),
         "responses": {
             "201": _success("The new session", SESSION_CREATED),
-            **_errors("POST", False),
+            # No Idempotency-Key here, so neither 409 nor 422.
+            **{status: error for status, error in _errors("POST", False).items() if status not in ("409", "422")},
         },
     }
 
