@@ -45,6 +45,19 @@ class OrderLineInline(admin.TabularInline):
         return False
 
 
+class CurrentStatusFilter(admin.SimpleListFilter):
+    """The status the list shows (an open order past its deadline is expired), not the stored one."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return Order.Status.choices
+
+    def queryset(self, request, queryset):
+        return queryset.in_current_status(self.value()) if self.value() in Order.Status.values else queryset
+
+
 @admin.register(Order)
 class OrderAdmin(admin.ModelAdmin):
     """Orders as the human left them. Status, money and lines are read-only: they change
@@ -52,7 +65,7 @@ class OrderAdmin(admin.ModelAdmin):
 
     list_display = ["number", "status_now", "subtotal", "currency", "customer_name", "customer_email",
                     "created", "confirmed_at"]
-    list_filter = ["status", "created"]
+    list_filter = [CurrentStatusFilter, "created"]
     search_fields = ["number", "customer_email", "customer_name"]
     fieldsets = [
         (None, {"fields": ["number", "status_now", "subtotal", "currency", "payment_reference"]}),

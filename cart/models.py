@@ -53,6 +53,18 @@ class CartLine(models.Model):
         return f"{self.quantity} × {self.product}"
 
 
+class OrderQuerySet(models.QuerySet):
+    def in_current_status(self, status):
+        """Orders whose current_status is `status`: an open order past its deadline counts as
+        expired, whether or not it was marked so yet."""
+        now, still_open = timezone.now(), Q(status__in=Order.OPEN_STATUSES)
+        if status == Order.Status.EXPIRED:
+            return self.filter(Q(status=status) | (still_open & Q(expires_at__lte=now)))
+        if status in Order.OPEN_STATUSES:
+            return self.filter(status=status, expires_at__gt=now)
+        return self.filter(status=status)
+
+
 class Order(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", "Pending (waiting for the human)"
@@ -78,6 +90,8 @@ class Order(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OrderQuerySet.as_manager()
 
     # The human can still confirm (or retry a declined payment) until expires_at.
     OPEN_STATUSES = (Status.PENDING, Status.DECLINED)

@@ -203,10 +203,13 @@ def confirm_order(order, customer, *, backend=None):
 
 
 def reduce_line(order, line_id, quantity):
-    """Lower one line's quantity (0 removes it), e.g. when stock ran out after the agent's checkout."""
+    """Lower one line's quantity (0 removes it), e.g. when stock ran out after the agent's checkout.
+    Asking again for what is already so (a double-clicked Remove or Reduce) changes nothing and succeeds."""
     with transaction.atomic():
         _lock_open_order(order)
         line = order.lines.filter(pk=line_id).first()
+        if (line is None and quantity == 0) or (line is not None and quantity == line.quantity):
+            return order
         if line is None or not 0 <= quantity < line.quantity:
             raise HandoffError("Choose a quantity below the one in the order.", status=400)
         if quantity == 0 and order.lines.count() == 1:

@@ -6,6 +6,7 @@ import pytest
 from agents_protocol.config_io import export_config
 from agents_protocol.core.config import current_revision
 from agents_protocol.models import Capability, Flow, FlowStep, SessionConfig
+from tests.factories import make_agent_session
 
 pytestmark = pytest.mark.django_db
 
@@ -225,7 +226,7 @@ def test_singleton_list_opens_the_single_row(admin_client):
         "/admin/catalog/product/?q=mug&is_active__exact=1",
         "/admin/catalog/category/?q=mug",
         "/admin/cart/cart/?status__exact=open",
-        "/admin/cart/order/?q=AC-&status__exact=pending",
+        "/admin/cart/order/?q=AC-&status=pending",
         "/admin/agents_protocol/capability/?enabled__exact=1&q=cart",
         "/admin/agents_protocol/flow/",
         "/admin/agents_protocol/agentsession/",
@@ -238,3 +239,14 @@ def test_shop_admin_lists_search_and_filter(admin_client, path):
 def test_admin_requires_a_staff_login(client):
     response = client.get("/admin/agents_protocol/capability/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_the_sessions_list_filters_by_end_reason_and_lists_the_newest_first(admin_client):
+    live, ended = make_agent_session(), make_agent_session()
+    type(ended).objects.filter(pk=ended.pk).update(end_reason="expired")
+    listed = admin_client.get("/admin/agents_protocol/agentsession/").context["cl"].result_list
+    assert [s.pk for s in listed][:2] == [ended.pk, live.pk]
+    expired = admin_client.get("/admin/agents_protocol/agentsession/", {"end_reason": "expired"})
+    assert [s.pk for s in expired.context["cl"].result_list] == [ended.pk]
+    still_live = admin_client.get("/admin/agents_protocol/agentsession/", {"end_reason": "live"})
+    assert [s.pk for s in still_live.context["cl"].result_list] == [live.pk]

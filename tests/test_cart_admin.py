@@ -1,5 +1,8 @@
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from cart import services
 from tests.factories import make_agent_session, make_product
@@ -55,3 +58,19 @@ def test_carts_are_read_only_and_orders_cannot_be_deleted(admin_client, order):
     order.cart.refresh_from_db()
     assert order.cart.status == "frozen" and type(order).objects.filter(pk=order.pk).exists()
     assert 'name="_save"' not in admin_client.get(cart_page).content.decode()
+
+
+def test_the_status_filter_lists_orders_by_the_status_the_list_shows(admin_client, order):
+    # Nothing marks an abandoned handoff expired until its page is opened: the filter reads the deadline.
+    late_session = make_agent_session()
+    services.add_item(late_session, "speckled-mug", 1)
+    late, _token = services.start_checkout(late_session)
+    type(late).objects.filter(pk=late.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+
+    def listed(status):
+        response = admin_client.get(reverse("admin:cart_order_changelist"), {"status": status})
+        return {row.number for row in response.context["cl"].result_list}
+
+    assert listed("pending") == {order.number}
+    assert listed("expired") == {late.number}
+    assert late.number in admin_client.get(reverse("admin:cart_order_changelist")).content.decode()
