@@ -278,6 +278,8 @@ if TRUSTED_PROXY_COUNT:
 
 if PRODUCTION:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # agents_protocol's middleware redirects the agents' paths itself: 308, which keeps a POST a POST.
+    SECURE_REDIRECT_EXEMPT = [r"^\.well-known/", r"^llms\.txt$", r"^mcp$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", "31536000"))

@@ -104,6 +104,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 
 | status | code | when | what the agent should do |
 |---|---|---|---|
+| 308 | `https_required` | plain HTTP to an agent path of a site that redirects to HTTPS (`Location` holds the same URL over HTTPS) | send the same request to `Location`; use the https URLs agents.json lists |
 | 400 | `invalid_params` | a parameter is missing, of the wrong type, out of its bounds or not one of its values; `fields` names each one (also session fields that are too long, and a PactSpec or A2A input that is not an object) | fix the parameters named in `fields` (agents.json describes each) and send again |
 | 400 | `invalid_json` | the body is not valid JSON (or has NaN or Infinity, a key twice, nesting deeper than 32 levels, a string escaping half of a surrogate pair such as `"\\ud800"`), or is not a JSON object | send one JSON object of parameters |
 | 400 | `invalid_request` | the request itself is malformed: a `Content-Length` that is not a number, an unexpected `Host`, too many parameters, or no HTTP/1.1 that gunicorn can read (gunicorn answers that itself, with the status HTTP gives: 501 for a transfer coding it does not know, 417 for an `Expect` it does not meet); also what a provider's `bad_request()` answers without a code of its own | send a well-formed request to the site's own host |

@@ -131,7 +131,7 @@ HTTPS = {"X-Forwarded-Proto": "https"}  # as a TLS-terminating proxy on 127.0.0.
     ("/static/css/site.css", HTTPS, 200),  # WhiteNoise answers before Django's URLconf
     ("/static/no-such-file.css", HTTPS, 404),
     ("/", {}, 301),  # SecurityMiddleware's redirect to HTTPS
-    (f"{API}/search?q=mug", {}, 301),
+    (f"{API}/search?q=mug", {}, 308),  # the agents' paths: a 308 in the envelope (below)
     ("/healthz", {}, 200),  # the health check, first in the stack after the link
     ("/", HTTPS, 200),
     (f"{API}/search?q=mug", HTTPS, 200),
@@ -145,3 +145,14 @@ def test_a_real_server_adds_it_to_static_files_redirects_and_health_checks(produ
         assert response.content == (ROOT / "static/css/site.css").read_bytes()
     if path == "/healthz":
         assert json.loads(response.content)["ok"] is True
+
+
+@pytest.mark.parametrize("method, path", [("POST", f"{API}/cart/add"), ("GET", AGENTS_JSON), ("POST", "/mcp")])
+def test_plain_http_to_an_agent_path_is_a_308_that_keeps_the_method(production_site, method, path):
+    """SecurityMiddleware's 301 made HTTP clients send a POST again as a GET, without its body, to
+    a path that then answered 405. A 308 keeps the method and body (RFC 9110 15.4.9)."""
+    answer = fetch(production_site, method, path, json={"item_id": "mug"} if method == "POST" else None)
+    assert answer.status_code == 308
+    assert answer.headers["Location"] == "https://" + production_site.split("://", 1)[1] + path
+    assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert answer.json()["code"] == "https_required" and answer.json()["ok"] is False

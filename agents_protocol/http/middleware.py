@@ -10,6 +10,7 @@ it refuses a URL or header block past the app's own limits (request_size.py: 414
 import uuid
 from functools import cache
 
+from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.db import DatabaseError
 from django.http import HttpResponse
@@ -17,7 +18,7 @@ from django.utils.module_loading import import_string
 
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
-from agents_protocol.core.errors import envelope_of
+from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
@@ -53,6 +54,8 @@ class AgentsApiMiddleware:
         mcp = request.path in MCP_ENDPOINTS
         if document is None and not mcp and not request.path.startswith(WELL_KNOWN):
             return self.get_response(request)
+        if settings.SECURE_SSL_REDIRECT and not request.is_secure():
+            return https_redirect(request)
         refusal = oversized(request)
         if refusal is not None:
             return envelope_response(refusal)
@@ -91,6 +94,20 @@ def mcp_view():
 
 def serves_mcp_at(config, path):
     return config.mcp.enabled and path == config.mcp.endpoint
+
+
+def https_redirect(request):
+    """308 to the same URL over HTTPS, in the envelope. Django's SecurityMiddleware answers 301,
+    after which HTTP clients send a POST again as a GET, without its body; 308 keeps the method and
+    body (RFC 9110). A site exempts the agents' paths from SECURE_REDIRECT_EXEMPT for this to answer."""
+    refusal = unknown_host(request)
+    if refusal is not None:
+        return envelope_response(refusal)
+    host = settings.SECURE_SSL_HOST or request.get_host()
+    location = f"https://{host}{request.get_full_path()}"
+    return envelope_response(CapabilityError(
+        308, "https_required", f"This site answers agents over HTTPS only: send the same request to {location}",
+        headers={"Location": location}))
 
 
 def unknown_host(request):
