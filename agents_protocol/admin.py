@@ -4,9 +4,11 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.db import models
+from django.db.models import Q
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
@@ -196,8 +198,12 @@ class EndReasonFilter(admin.SimpleListFilter):
         return self.REASONS
 
     def queryset(self, request, queryset):
+        # A session past its deadline is expired before `agents_audit seal-expired` seals it.
+        now, unsealed = timezone.now(), Q(end_reason="")
         if self.value() == "live":
-            return queryset.filter(end_reason="")
+            return queryset.filter(unsealed, expires_at__gt=now)
+        if self.value() == "expired":
+            return queryset.filter(Q(end_reason="expired") | (unsealed & Q(expires_at__lte=now)))
         return queryset.filter(end_reason=self.value()) if self.value() else queryset
 
 
@@ -218,6 +224,9 @@ class AgentSessionAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a session is its audit trail and its cart's owner: agents_prune removes old ones
 
     def get_urls(self):
         download = self.admin_site.admin_view(self.download_artifact)

@@ -204,7 +204,8 @@ def confirm_order(order, customer, *, backend=None):
 
 def reduce_line(order, line_id, quantity):
     """Lower one line's quantity (0 removes it), e.g. when stock ran out after the agent's checkout.
-    Asking again for what is already so (a double-clicked Remove or Reduce) changes nothing and succeeds."""
+    Asking again for what is already so (a double-clicked Remove or Reduce) changes nothing and
+    succeeds: removing a line the order does not hold (any more) is such a request."""
     with transaction.atomic():
         _lock_open_order(order)
         line = order.lines.filter(pk=line_id).first()

@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.db.models import F
 from django.db.models.functions import Greatest
 
@@ -28,16 +29,25 @@ def save_keeping_sales(product, form):
     """Save `product` from an admin form. Stock moves by what staff changed, from the number the
     page showed to the one they typed, and otherwise is left as it is now: checkout takes stock
     while staff have a page open, and writing back the number they saw would undo those sales."""
-    if product.pk is None or "stock" not in form.fields:
+    seen = stock_seen(form) if product.pk is not None else None
+    if seen is None:  # a new product, or a form posted without what its page showed: stock as typed
         product.save()
         return
-    field = form.fields["stock"]
-    seen = field.to_python(form.data.get(form.add_initial_prefix("stock")))
     typed = product.stock
     product.save(update_fields=[f.name for f in Product._meta.concrete_fields if not f.primary_key and f.name != "stock"])
-    if seen is not None and typed != seen:
+    if typed != seen:
         Product.objects.filter(pk=product.pk).update(stock=Greatest(F("stock") + (typed - seen), 0))
     product.refresh_from_db(fields=["stock"])
+
+
+def stock_seen(form):
+    """The stock the page showed when it was opened (its hidden initial), or None without one."""
+    if "stock" not in form.fields:
+        return None
+    try:
+        return form.fields["stock"].to_python(form.data.get(form.add_initial_prefix("stock")))
+    except ValidationError:
+        return None
 
 
 class VariantForm(forms.ModelForm):

@@ -1,7 +1,9 @@
 """Admin edits everything agents may do and refuses any change that would publish an invalid document."""
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from agents_protocol.config_io import export_config
 from agents_protocol.core.config import current_revision
@@ -242,11 +244,14 @@ def test_admin_requires_a_staff_login(client):
 
 
 def test_the_sessions_list_filters_by_end_reason_and_lists_the_newest_first(admin_client):
-    live, ended = make_agent_session(), make_agent_session()
+    live, ended, overdue = make_agent_session(), make_agent_session(), make_agent_session()
     type(ended).objects.filter(pk=ended.pk).update(end_reason="expired")
+    type(overdue).objects.filter(pk=overdue.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
     listed = admin_client.get("/admin/agents_protocol/agentsession/").context["cl"].result_list
-    assert [s.pk for s in listed][:2] == [ended.pk, live.pk]
+    assert [s.pk for s in listed][:3] == [overdue.pk, ended.pk, live.pk]
     expired = admin_client.get("/admin/agents_protocol/agentsession/", {"end_reason": "expired"})
-    assert [s.pk for s in expired.context["cl"].result_list] == [ended.pk]
+    assert [s.pk for s in expired.context["cl"].result_list] == [overdue.pk, ended.pk]  # sealed or not yet
     still_live = admin_client.get("/admin/agents_protocol/agentsession/", {"end_reason": "live"})
     assert [s.pk for s in still_live.context["cl"].result_list] == [live.pk]
+    # A session is its audit trail: agents_prune removes old ones, staff do not delete them.
+    assert admin_client.post(f"/admin/agents_protocol/agentsession/{live.pk}/delete/", {"post": "yes"}).status_code == 403

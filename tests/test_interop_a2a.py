@@ -272,3 +272,13 @@ def test_a2a_format_of_the_command_is_the_served_card(card, live_server):
 def test_command_needs_an_origin_when_the_site_has_no_url():
     with pytest.raises(Exception, match="--origin"):
         card_from_command()
+
+
+def test_a_chunked_body_is_an_invalid_request_naming_length_required(live_server):
+    body = rpc_body("SendMessage", USER_MESSAGE).encode()
+    response = requests.post(f"{live_server.url}{RPC}", data=iter([body]), timeout=10,
+                             headers={"Content-Type": "application/json", **V1})
+    assert "Content-Length" not in response.request.headers
+    error = response.json()["error"]
+    assert error["code"] == -32600, error
+    assert error["data"][0]["metadata"]["code"] == "length_required", error

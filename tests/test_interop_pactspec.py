@@ -13,6 +13,7 @@ import requests
 from django.db import OperationalError
 from jsonschema import Draft202012Validator, FormatChecker
 
+from acme.agents import AcmeProvider
 from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability
 from catalog.demo import load_demo_catalog
@@ -210,3 +211,21 @@ def test_the_official_cli_reports_a_suite_that_fails(spec, pactspec_cli, tmp_pat
     spec_file.write_text(json.dumps(spec))
     tested = run_cli(pactspec_cli, "test", str(spec_file), "--skill", "detail")
     assert tested.returncode == 1 and "1 failed" in tested.stdout
+
+
+def test_a_provider_failing_for_a_moment_costs_examples_only_until_it_answers_again(live_server, monkeypatch):
+    """A provider that raises (a database blip) leaves the examples out of the answer, never a 500,
+    and that answer is not kept: the next request, the provider answering, has them again."""
+    load_demo_catalog()
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the catalog database went away for a moment")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(AcmeProvider, "browse", failing)
+        during = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10)
+        card = requests.get(f"{live_server.url}/.well-known/agent-card.json", timeout=10)
+    assert during.status_code == card.status_code == 200
+    assert not any("examples" in skill for skill in during.json()["skills"])
+    after = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10).json()
+    assert {skill["id"] for skill in after["skills"] if "examples" in skill} == {"search", "browse", "detail"}

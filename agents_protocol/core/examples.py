@@ -16,8 +16,9 @@ EXAMPLE_PAGE_SIZE = 2
 logger = logging.getLogger(__name__)
 
 
-def capture_examples(config, origin):
-    """{capability name: {"input": params, "output": data}} for the safe capabilities."""
+def capture_examples(config, origin, failed=None):
+    """{capability name: {"input": params, "output": data}} for the safe capabilities. The names
+    of capabilities whose provider failed (not refused: failed) are appended to `failed`."""
     safe = [c for c in config.enabled_capabilities if c.method == "GET" and not c.requires_session]
     # Capabilities without required parameters first: their answers reveal an item.
     safe.sort(key=lambda c: any(p.required for p in c.params))
@@ -30,8 +31,10 @@ def capture_examples(config, origin):
             output = invoke_capability(config, capability, params, None, origin)
         except (CapabilityError, ProviderNotConfigured):
             continue
-        except Exception:  # the shop's provider failed: the documents are published without this example
+        except Exception:  # the shop's provider failed: the document goes without this example
             logger.exception("Could not capture an example of %s", capability.name)
+            if failed is not None:
+                failed.append(capability.name)
             continue
         examples[capability.name] = {"input": params, "output": output}
         item = item or first_item(output)

@@ -118,7 +118,7 @@ def refuse_nul(instance, *names):
             raise ValidationError({name: NUL_REFUSED})
 
 
-def refuse_non_ascii_url(instance, name):
+def refuse_unpublishable_url(instance, name):
     """A URL the documents publish must be a URI as RFC 3986 writes it: agents.json's schema says
     `format: uri`, which Django's URLValidator alone lets through ({, |, a lone %)."""
     value = getattr(instance, name)
@@ -181,7 +181,7 @@ class SiteProfile(SingletonModel):
         if self.url and self.url.endswith("/"):
             self.url = self.url.rstrip("/")
         self._check_origin_url()
-        refuse_non_ascii_url(self, "docs_url")
+        refuse_unpublishable_url(self, "docs_url")
         if len(self.agent_notes) > AGENT_NOTES_MAX_LENGTH:
             raise ValidationError({"agent_notes": f"At most {AGENT_NOTES_MAX_LENGTH} characters."})
         if self.contact and not param_rules.is_email_or_url(self.contact):
@@ -199,7 +199,7 @@ class SiteProfile(SingletonModel):
         if parts.scheme not in ("http", "https") or parts.path or parts.query or parts.fragment:
             raise ValidationError({"url": "Enter the site's origin only, such as https://shop.example "
                                           "(http or https, no path, query or fragment)."})
-        refuse_non_ascii_url(self, "url")
+        refuse_unpublishable_url(self, "url")
 
 
 class SessionConfig(SingletonModel):

@@ -190,8 +190,8 @@ class AgentView(APIView):
         if key is None:
             return None
         scope = idempotency.scope_for(session, client_address(request))
-        capability = self.capability.name if self.capability is not None else ""
-        outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path, capability, body))
+        outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path,
+                                                                        self.capability.name, body))
         if isinstance(outcome, idempotency.Replay):
             return Response(outcome.body, status=outcome.status, headers={"Idempotent-Replayed": "true"})
         self.idempotency_claim = outcome

@@ -48,11 +48,28 @@ def _publish_json(document):
 
 
 def render_pactspec(config, origin):
-    return _publish_json(build_pactspec(config, origin, capture_examples(config, origin)))
+    return _with_examples(build_pactspec, config, origin)
 
 
 def render_agent_card(config, origin):
-    return _publish_json(build_agent_card(config, origin, capture_examples(config, origin)))
+    return _with_examples(build_agent_card, config, origin)
+
+
+class Uncached(Exception):
+    """A document to answer this once and not keep: its examples are missing because the shop's
+    provider failed, perhaps only for a moment."""
+
+    def __init__(self, document):
+        super().__init__("A document rendered without some of its examples")
+        self.document = document
+
+
+def _with_examples(build, config, origin):
+    failed = []
+    document = _publish_json(build(config, origin, capture_examples(config, origin, failed)))
+    if failed:
+        raise Uncached(document)
+    return document
 
 
 def render_openapi(config, origin):
@@ -75,5 +92,9 @@ def _rendered(kind, config, origin):
 
 
 def published_document(kind, origin):
-    """The document for the current configuration; the config snapshot is part of the cache key."""
-    return _rendered(kind, current_config(), origin)
+    """The document for the current configuration; the config snapshot is part of the cache key
+    (lru_cache keeps no render that raised: an Uncached one is made again next time)."""
+    try:
+        return _rendered(kind, current_config(), origin)
+    except Uncached as incomplete:
+        return incomplete.document

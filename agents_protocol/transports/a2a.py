@@ -44,7 +44,7 @@ UNSERVED_METHODS = {
 HTTP_LEVEL_STATUSES = (401, 429)
 MALFORMED_BODY_CODES = {"invalid_json": PARSE_ERROR, "payload_too_large": INVALID_REQUEST,
                         "unsupported_media_type": INVALID_REQUEST, "invalid_request": INVALID_REQUEST,
-                        "method_not_allowed": INVALID_REQUEST}
+                        "method_not_allowed": INVALID_REQUEST, "length_required": INVALID_REQUEST}
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
 ERROR_DOMAIN = "agents-protocol"

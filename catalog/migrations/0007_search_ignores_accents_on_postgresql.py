@@ -33,14 +33,28 @@ def search_index():
     return "CREATE INDEX catalog_product_search ON catalog_product USING gin (search_document) WITH (fastupdate = off)"
 
 
-FORWARD = [
-    "CREATE EXTENSION IF NOT EXISTS unaccent",
-    f"CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = simple)",
-    f"ALTER TEXT SEARCH CONFIGURATION {CONFIG} ALTER MAPPING FOR {WORDS_WITH_NON_ASCII_LETTERS} WITH unaccent, simple",
-    "ALTER TABLE catalog_product DROP COLUMN search_document",  # and its index
-    search_document(CONFIG),
-    search_index(),
-]
+def forward_statements(schema_editor):
+    schema_editor.execute("CREATE EXTENSION IF NOT EXISTS unaccent")
+    return [
+        f"CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = simple)",
+        f"ALTER TEXT SEARCH CONFIGURATION {CONFIG} ALTER MAPPING FOR {WORDS_WITH_NON_ASCII_LETTERS} "
+        f"WITH {unaccent_dictionary(schema_editor)}, simple",
+        "ALTER TABLE catalog_product DROP COLUMN search_document",  # and its index
+        search_document(CONFIG),
+        search_index(),
+    ]
+
+
+def unaccent_dictionary(schema_editor):
+    """The extension's dictionary by its schema: a managed service may keep extensions in a schema
+    of their own, outside the search path."""
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute("SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+                       "WHERE e.extname = 'unaccent'")
+        (schema,) = cursor.fetchone()
+    return f"{schema_editor.quote_name(schema)}.unaccent"
+
+
 BACKWARD = [  # the extension stays: other schemas may use it
     "ALTER TABLE catalog_product DROP COLUMN search_document",
     search_document("simple"),
@@ -49,16 +63,19 @@ BACKWARD = [  # the extension stays: other schemas may use it
 ]
 
 
-def run(statements):
-    def migrate(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for statement in statements:
-                schema_editor.execute(statement)
+def forward(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        for statement in forward_statements(schema_editor):
+            schema_editor.execute(statement)
 
-    return migrate
+
+def backward(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        for statement in BACKWARD:
+            schema_editor.execute(statement)
 
 
 class Migration(migrations.Migration):
     dependencies = [("catalog", "0006_search_index_holds_visible_products")]
 
-    operations = [migrations.RunPython(run(FORWARD), run(BACKWARD))]
+    operations = [migrations.RunPython(forward, backward)]

@@ -91,8 +91,6 @@ def purchase_info(product, pricing=None):
 def price_of(info):
     """What the buyer pays for one: with tax when the strategy knows it, else without."""
     price = info.price
-    if not price.exists:
-        return None
     return price.incl_tax if price.is_tax_known else price.excl_tax
 
 
