@@ -4,7 +4,8 @@ import os
 import re
 
 import pytest
-from playwright.sync_api import sync_playwright
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -74,3 +75,15 @@ def watched_page(page):
         f"{response.status} {response.url}"))
     page.add_init_script(WATCH_VIOLATIONS)
     return page
+
+
+@pytest.fixture
+def staff_page(live_server, watched_page):
+    """The watched page, signed in to admin as a superuser."""
+    get_user_model().objects.create_superuser("staff", "staff@example.com", "a-long-test-password")
+    watched_page.goto(f"{live_server.url}/admin/login/")
+    watched_page.get_by_label("Username").fill("staff")
+    watched_page.get_by_label("Password").fill("a-long-test-password")
+    watched_page.get_by_role("button", name="Log in").click()
+    expect(watched_page.get_by_text("Site administration")).to_be_visible()
+    return watched_page

@@ -1,23 +1,11 @@
 """Shop staff configure agents in a real browser; agents see every save at once."""
 import pytest
 import requests
-from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from agents_protocol.models import SessionConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def staff_page(live_server, page):
-    get_user_model().objects.create_superuser("staff", "staff@example.com", "a-long-test-password")
-    page.goto(f"{live_server.url}/admin/login/")
-    page.get_by_label("Username").fill("staff")
-    page.get_by_label("Password").fill("a-long-test-password")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_text("Site administration")).to_be_visible()
-    return page
 
 
 def agents_txt(live_server):

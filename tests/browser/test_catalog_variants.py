@@ -3,7 +3,6 @@ import re
 
 import pytest
 import requests
-from django.contrib.auth import get_user_model
 from django.db.models import F
 from playwright.sync_api import expect
 
@@ -33,14 +32,9 @@ def test_a_product_page_lists_its_variants_and_each_variant_names_its_parent(liv
     assert_no_violation(page)
 
 
-def test_staff_add_a_variant_inline_and_agents_can_buy_it(live_server, watched_page):
+def test_staff_add_a_variant_inline_and_agents_can_buy_it(live_server, staff_page):
     load_demo_catalog()
-    get_user_model().objects.create_superuser("staff", "staff@example.com", "a-long-test-password")
-    page = watched_page
-    page.goto(f"{live_server.url}/admin/login/")
-    page.get_by_label("Username").fill("staff")
-    page.get_by_label("Password").fill("a-long-test-password")
-    page.get_by_role("button", name="Log in").click()
+    page = staff_page
 
     parent = Product.objects.get(public_id="nesting-bowl")
     page.goto(f"{live_server.url}/admin/catalog/product/{parent.pk}/change/")
@@ -66,24 +60,15 @@ def test_staff_add_a_variant_inline_and_agents_can_buy_it(live_server, watched_p
     assert_no_violation(page)
 
 
-def sign_in_as_staff(page, live_server):
-    get_user_model().objects.create_superuser("staff", "staff@example.com", "a-long-test-password")
-    page.goto(f"{live_server.url}/admin/login/")
-    page.get_by_label("Username").fill("staff")
-    page.get_by_label("Password").fill("a-long-test-password")
-    page.get_by_role("button", name="Log in").click()
-
-
 def sell(public_id, quantity):
     """A sale while staff have the page open, as checkout takes stock."""
     Product.objects.filter(public_id=public_id).update(stock=F("stock") - quantity)
 
 
-def test_saving_a_page_opened_before_a_sale_keeps_the_sale(live_server, watched_page):
+def test_saving_a_page_opened_before_a_sale_keeps_the_sale(live_server, staff_page):
     """Staff save what they changed; stock sold meanwhile stays sold (it was written back before)."""
     load_demo_catalog()
-    page = watched_page
-    sign_in_as_staff(page, live_server)
+    page = staff_page
     parent = Product.objects.get(public_id="nesting-bowl")
     small, medium = parent.variants.order_by("pk")[:2]
     page.goto(f"{live_server.url}/admin/catalog/product/{parent.pk}/change/")
