@@ -199,6 +199,11 @@ def test_just_inside_each_published_bound_is_accepted_and_just_outside_is_refuse
         # and the published schema says so, so that a client validating against it refuses it too
         published = Draft202012Validator(schema)
         assert not published.is_valid(blank_text) and published.is_valid("a" * max(schema["minLength"], 1))
+        if schema["minLength"] >= 2:  # long enough as sent, one character short once trimmed
+            padded = " " + "a" * (schema["minLength"] - 1) + " "
+            assert name in assert_error(probe(live_server.url, capability, name, padded, base, token), 400,
+                                        "invalid_params")["fields"]
+            assert not published.is_valid(padded)
     if schema.get("format") == "email":
         wrong = probe(live_server.url, capability, name, "not-an-email", base, token)
         assert assert_error(wrong, 400, "invalid_params")["fields"][name] == "Must be a valid email address."

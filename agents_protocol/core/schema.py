@@ -33,9 +33,15 @@ TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
 NUMERIC_TYPES = ("integer", "number")
 FORMATS = ("email", "uri", "date-time")
-# Text with a minimum length is trimmed before it is measured: it must hold a character that is not
-# whitespace, which this JSON Schema pattern says (ECMA-262, as JSON Schema's patterns are).
-BLANK_REFUSED = r"\S"
+
+
+def trimmed_length_pattern(min_length):
+    """The JSON Schema pattern (ECMA-262) of text that holds `min_length` characters or more once
+    trimmed: from its first character that is not whitespace to its last. Such text is trimmed
+    before it is measured, so "   " is no search query and " a" is one character."""
+    return r"\S" if min_length <= 1 else rf"\S[\s\S]{{{min_length - 2},}}\S"
+
+
 # The built-in search and browse count pages and page sizes from 1 (core/handlers.py).
 PAGING_PARAMS = {"search": ("page", "limit"), "browse": ("page", "limit")}
 PAGING_RULE = "search and browse count pages and page sizes from 1: an integer with a minimum of 1 or more."
@@ -389,7 +395,7 @@ class CompiledParam:
         if self.format:
             schema["format"] = self.format
         if self.strip and self.min_length >= 1:
-            schema["pattern"] = BLANK_REFUSED  # trimmed first: "   " is no search query
+            schema["pattern"] = trimmed_length_pattern(self.min_length)
         return schema
 
     def _phrase(self):
@@ -421,7 +427,7 @@ def compiled(descriptor):
 
 def param_json_schema(param):
     """The parameter as a JSON Schema fragment (a fresh copy): type, description, default, enum,
-    items, minimum, maximum, minLength, maxLength, format, and a pattern refusing blank text."""
+    items, minimum, maximum, minLength, maxLength, format, and the pattern of trimmed text's length."""
     schema = dict(compiled(param).json_schema)
     if isinstance(schema.get("items"), dict):
         schema["items"] = dict(schema["items"])
