@@ -39,7 +39,7 @@ regenerates the page; tokens, ids and times differ on each run).
   values, its bounds (`minimum`/`maximum`), its length and its format (email, uri,
   date-time) are configured per site and checked before anything runs. OpenAPI and PactSpec
   publish them as JSON Schema keywords (`minimum`, `maximum`, `minLength`, `maxLength`,
-  `format`); agents.json, whose schema has no such keys, states them in each parameter's
+  `format`, and a `pattern` saying that trimmed text must still be long enough); agents.json, whose schema has no such keys, states them in each parameter's
   description (`"Search query (1 to 200 characters)"`). Text with a minimum length is
   trimmed of surrounding whitespace first (`"   "` is not a search query) and arrives
   trimmed. A value outside its rules is 400 `invalid_params`, one sentence per parameter in
