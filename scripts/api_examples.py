@@ -42,7 +42,8 @@ regenerates the page; tokens, ids and times differ on each run).
   `format`, and a `pattern` saying that trimmed text must still be long enough); agents.json, whose schema has no such keys, states them in each parameter's
   description (`"Search query (1 to 200 characters)"`). Text with a minimum length is
   trimmed of surrounding whitespace first (`"   "` is not a search query) and arrives
-  trimmed. A value outside its rules is 400 `invalid_params`, one sentence per parameter in
+  trimmed; whitespace is what `\\s` matches in ECMA-262, the pattern's dialect. A value
+  outside its rules is 400 `invalid_params`, one sentence per parameter in
   `fields`: "Must be text of 1 to 200 characters.", "Must be an integer from 1 to 100.",
   "Must be a valid email address.". By default: `q`, ids and `name` 1 to 200 characters,
   `page` 1 to 10000, `limit` 1 to 100, `quantity` 1 to 1000 for `cart.add` and 0 to 1000 for

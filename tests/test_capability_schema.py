@@ -9,6 +9,7 @@ next request and every document, in every gunicorn worker.
 import importlib
 import json
 import re
+import subprocess
 import time
 from urllib.parse import quote
 
@@ -22,7 +23,7 @@ from agents_protocol.config_io import ConfigFileError, export_config, import_con
 from agents_protocol.core.config import ParamSpec, current_revision
 from agents_protocol.core.defaults import DEFAULT_CAPABILITIES, default_config
 from agents_protocol.core.errors import CapabilityError
-from agents_protocol.core.schema import validate_params
+from agents_protocol.core.schema import ECMA_WHITESPACE, validate_params
 from agents_protocol.models import Capability, CapabilityParam, ConfigRevision
 from tests.api_client import API, TIMEOUT, AgentClient, assert_error, ok_data
 from tests.bursts import burst
@@ -208,6 +209,32 @@ def test_just_inside_each_published_bound_is_accepted_and_just_outside_is_refuse
         wrong = probe(live_server.url, capability, name, "not-an-email", base, token)
         assert assert_error(wrong, 400, "invalid_params")["fields"][name] == "Must be a valid email address."
         assert "an email address" in capability["params"][name]["description"]
+
+
+ECMA_REGEX_PROBE = """
+const pattern = new RegExp(process.argv[1], "u"), spaces = [];
+for (let point = 0; point < 0x110000; point++) if (/^\\s$/u.test(String.fromCodePoint(point))) spaces.push(point);
+console.log(JSON.stringify({spaces, accepts: JSON.parse(process.argv[2]).map(text => pattern.test(text))}));
+"""
+
+
+def test_whitespace_is_trimmed_as_the_published_pattern_reads_it(live_server):
+    """The pattern published for trimmed text is ECMA-262's, as JSON Schema says: the server
+    trims exactly what its `\\s` matches (asked of Node), not what Python's str.strip() takes."""
+    pattern = published_params(fetch(live_server.url, OPENAPI))[("search", "q")]["pattern"]
+    # U+FEFF is whitespace to ECMA-262 and not to Python; U+001C and U+0085 the other way round.
+    texts = ["\ufeff", "\x1c", "\x85", "\u3000"]
+    ran = subprocess.run(["node", "-e", ECMA_REGEX_PROBE, pattern, json.dumps(texts)],
+                         capture_output=True, text=True, timeout=60, check=True)
+    ecma = json.loads(ran.stdout)
+    assert set(map(chr, ecma["spaces"])) == set(ECMA_WHITESPACE)
+    agent = AgentClient(live_server.url)
+    for text, published_accepts in zip(texts, ecma["accepts"]):
+        answer = agent.get(f"{API}/search", {"q": text})
+        assert (answer.status_code == 200) is published_accepts, (hex(ord(text)), answer.text)
+        if not published_accepts:
+            assert "q" in assert_error(answer, 400, "invalid_params")["fields"]
+    assert ecma["accepts"] == [False, True, True, False]
 
 
 def test_the_sentences_name_the_bounds(live_server):

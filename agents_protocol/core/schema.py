@@ -10,10 +10,11 @@ call, the JSON Schema fragment OpenAPI, PactSpec and A2A publish (`param_json_sc
 the phrase agents.json and llms.txt add to the description, whose schema has no keys for
 bounds (`param_description`).
 
-Whitespace: a string parameter that declares a min_length is trimmed (str.strip) before its
-length and format are checked, and the handler receives the trimmed text, so "   " is not a
-1-character search query. A string without min_length is taken exactly as sent and its
-max_length counts every character.
+Whitespace: a string parameter that declares a min_length is trimmed before its length and
+format are checked, and the handler receives the trimmed text, so "   " is not a 1-character
+search query. Whitespace is what `\\s` matches in ECMA-262, the regex dialect of the pattern
+published for such text (ECMA_WHITESPACE). A string without min_length is taken exactly as sent
+and its max_length counts every character.
 """
 import math
 import re
@@ -33,6 +34,11 @@ TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
 NUMERIC_TYPES = ("integer", "number")
 FORMATS = ("email", "uri", "date-time")
+
+
+# ECMA-262's WhiteSpace and LineTerminator: what `\s` matches in a published pattern. Python's
+# str.strip() would also take U+001C–U+001F and U+0085, and keep U+FEFF.
+ECMA_WHITESPACE = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def trimmed_length_pattern(min_length):
@@ -333,7 +339,7 @@ class CompiledParam:
         if self.type in NUMERIC_TYPES and abs(value) > MAX_SAFE_INTEGER:
             raise ValueError(f"Must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}.")
         if self.strip:
-            value = value.strip()
+            value = value.strip(ECMA_WHITESPACE)
         if self.enum is not None and value not in self.enum:
             raise ValueError(f"Must be one of: {', '.join(str(v) for v in self.enum)}.")
         if self.bounds_problem and not self._within_bounds(value):
