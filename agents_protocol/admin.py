@@ -9,7 +9,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from agents_protocol.activity.page import AgentActivityAdmin
@@ -174,16 +174,29 @@ class FlowAdmin(admin.ModelAdmin):
         return " → ".join(step.capability.name for step in obj.steps.all())
 
 
-class AuditEventInline(admin.TabularInline):
-    model = AuditEvent
-    extra = 0
-    can_delete = False
-    fields = ["seq", "timestamp", "capability", "method", "path", "params", "response_status",
-              "policy_result", "event_hash"]
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """Every event of every trail, read-only and paged: a session's page links here for its own
+    (a busy session holds thousands, too many to show on one page)."""
+
+    list_display = ["seq", "session", "timestamp", "capability", "method", "path", "response_status", "policy_result"]
+    list_display_links = None
+    list_filter = ["capability", "response_status"]
+    list_select_related = ["session"]
+    ordering = ["session", "seq"]  # the (session, seq) constraint's index
+    show_full_result_count = False
+    fields = ["session", "seq", "event_id", "timestamp", "capability", "method", "path", "params",
+              "response_status", "policy_result", "hint", "prev_hash", "event_hash"]
     readonly_fields = fields
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request):
         return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a trail's events go with their session (agents_prune)
 
 
 class EndReasonFilter(admin.SimpleListFilter):
@@ -215,9 +228,10 @@ class AgentSessionAdmin(admin.ModelAdmin):
     show_full_result_count = False  # no second COUNT over every session when searching
     search_fields = ["public_id", "agent_name", "client_address"]
     fields = ["public_id", "agent_name", "agent_version", "purpose", "client_address", "created_at",
-              "expires_at", "ended_at", "end_reason", "audited", "event_count", "artifact_download"]
+              "expires_at", "ended_at", "end_reason", "audited", "event_count", "latest_events",
+              "artifact_download"]
     readonly_fields = fields
-    inlines = [AuditEventInline]
+    LATEST_EVENTS = 20
 
     def has_add_permission(self, request):
         return False
@@ -232,6 +246,18 @@ class AgentSessionAdmin(admin.ModelAdmin):
         download = self.admin_site.admin_view(self.download_artifact)
         return [path("<int:pk>/artifact.json", download, name="agents_protocol_agentsession_artifact"),
                 *super().get_urls()]
+
+    @admin.display(description="latest events")
+    def latest_events(self, obj):
+        """The trail's last LATEST_EVENTS events, in order, and a link to every event of it."""
+        events = reversed(obj.audit_events.order_by("-seq")[:self.LATEST_EVENTS])
+        rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td></tr>", (
+            (e.seq, e.timestamp, e.capability, e.method, e.path, e.response_status, e.policy_result) for e in events))
+        every = reverse("admin:agents_protocol_auditevent_changelist") + "?" + urlencode({"session__id__exact": obj.pk})
+        return format_html(
+            '<table><thead><tr><th>seq</th><th>timestamp</th><th>capability</th><th>call</th><th>status</th>'
+            '<th>policy</th></tr></thead><tbody>{}</tbody></table><a href="{}">All {} events</a>',
+            rows, every, obj.event_count)
 
     @admin.display(description="audit artifact")
     def artifact_download(self, obj):

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from agents_protocol.config_io import export_config
 from agents_protocol.core.config import current_revision
-from agents_protocol.models import Capability, Flow, FlowStep, SessionConfig
+from agents_protocol.models import AuditEvent, Capability, Flow, FlowStep, SessionConfig
 from tests.factories import make_agent_session
 
 pytestmark = pytest.mark.django_db
@@ -232,6 +232,7 @@ def test_singleton_list_opens_the_single_row(admin_client):
         "/admin/agents_protocol/capability/?enabled__exact=1&q=cart",
         "/admin/agents_protocol/flow/",
         "/admin/agents_protocol/agentsession/",
+        "/admin/agents_protocol/auditevent/?capability=search&response_status=200",
     ],
 )
 def test_shop_admin_lists_search_and_filter(admin_client, path):
@@ -255,3 +256,30 @@ def test_the_sessions_list_filters_by_end_reason_and_lists_the_newest_first(admi
     assert [s.pk for s in still_live.context["cl"].result_list] == [live.pk]
     # A session is its audit trail: agents_prune removes old ones, staff do not delete them.
     assert admin_client.post(f"/admin/agents_protocol/agentsession/{live.pk}/delete/", {"post": "yes"}).status_code == 403
+
+
+def test_a_busy_sessions_page_shows_its_latest_events_and_links_to_every_one_paged(admin_client):
+    busy, other = make_agent_session(), make_agent_session()
+    for session in (busy, other):
+        AuditEvent.objects.bulk_create(
+            AuditEvent(session=session, seq=seq, event_id=f"{session.pk}-{seq}", timestamp=f"t{seq}",
+                       capability="search", method="GET", path=f"/probe/{session.pk}/{seq}", response_status=200,
+                       policy_result="allow", event_hash="0" * 64)
+            for seq in range(1, 251))
+        type(session).objects.filter(pk=session.pk).update(event_count=250)
+
+    page = admin_client.get(f"/admin/agents_protocol/agentsession/{busy.pk}/change/").content.decode()
+    shown = [seq for seq in range(1, 251) if f"/probe/{busy.pk}/{seq}<" in page]
+    assert shown == list(range(231, 251))  # the last 20, not 250 rows
+    assert f"/probe/{other.pk}/" not in page
+    link = f"/admin/agents_protocol/auditevent/?session__id__exact={busy.pk}"
+    assert f'href="{link}"' in page and "All 250 events" in page
+
+    every = admin_client.get(link)
+    listed = every.context["cl"].result_list
+    assert [e.seq for e in listed] == list(range(1, 101))  # paged, in chain order
+    assert {e.session_id for e in listed} == {busy.pk}
+    assert [e.seq for e in admin_client.get(link + "&p=3").context["cl"].result_list] == list(range(201, 251))
+    event = listed[0]
+    assert admin_client.post(f"/admin/agents_protocol/auditevent/{event.pk}/change/", {}).status_code == 403
+    assert admin_client.post(f"/admin/agents_protocol/auditevent/{event.pk}/delete/", {"post": "yes"}).status_code == 403
