@@ -45,8 +45,13 @@ class Category(models.Model):
 
 class ProductQuerySet(models.QuerySet):
     def active(self):
-        """For sale: active, and a variant only while its parent is active too."""
-        return self.filter(is_active=True).exclude(variant_of__is_active=False)
+        """For sale: active, and a variant only while its parent is active too.
+
+        The parent is asked in a NOT EXISTS rather than joined: an UPDATE of a join becomes
+        `WHERE id IN (subquery)`, whose conditions (the stock checkout takes) PostgreSQL does not
+        check again on the row it waited to lock."""
+        inactive_parent = Product.objects.filter(pk=models.OuterRef("variant_of_id"), is_active=False)
+        return self.filter(is_active=True).exclude(models.Exists(inactive_parent))
 
 
 class Product(models.Model):

@@ -1,7 +1,8 @@
 """Racing humans against gunicorn with several worker processes, over real HTTP.
 
 A link submitted many times at once confirms its order once; several handoffs that
-compete for the last unit end with exactly one confirmed order and nothing oversold.
+compete for the last unit end with exactly one confirmed order and nothing oversold, on
+SQLite and on PostgreSQL, where the one that waited for the unit's row lock is told it sold out.
 """
 import threading
 
@@ -9,6 +10,7 @@ import pytest
 import requests
 
 from tests.api_client import API, ok_data
+from tests.backing_services import postgres_server  # noqa: F401 (fixture)
 from tests.servers import start_site
 from tests.test_checkout_pages import DETAILS, TIMEOUT, Human, agent_checkout
 
@@ -18,6 +20,55 @@ from catalog.models import Category, Product
 vases = Category.objects.create(name="Vases", slug="vases")
 Product.objects.create(public_id="last-jar", name="Last Moon Jar", slug="last-jar", category=vases,
                        price=Decimal("235.00"), currency="USD", stock={stock})
+"""
+# Two humans confirm two orders of the last jar on PostgreSQL: the first takes the unit and holds
+# its row lock while its payment is charged; the second is let go on once it waits for that lock.
+RACE_FOR_THE_LAST_JAR = """
+import threading, time
+from django.db import connection
+from cart.models import Order
+from cart.payments import Customer, DemoPaymentBackend
+from cart.services import HandoffError, confirm_order
+
+class HeldApproval(DemoPaymentBackend):
+    charging, release = threading.Event(), threading.Event()
+    def charge(self, order, customer):
+        self.charging.set()
+        self.release.wait(60)
+        return super().charge(order, customer)
+
+customer, outcomes = Customer("Ada Lovelace", "ada@example.com", "12 Analytical Row"), {}
+
+def confirm(name, order, backend):
+    try:
+        confirm_order(order, customer, backend=backend)
+        outcomes[name] = "confirmed"
+    except HandoffError as refusal:
+        outcomes[name] = f"{refusal.status} {refusal}"
+    except Exception as error:
+        outcomes[name] = repr(error)
+    finally:
+        connection.close()
+
+first, second = Order.objects.order_by("pk")
+held = threading.Thread(target=confirm, args=("first", first, HeldApproval()))
+held.start()
+assert HeldApproval.charging.wait(60)
+waiting = threading.Thread(target=confirm, args=("second", second, DemoPaymentBackend()))
+waiting.start()
+with connection.cursor() as cursor:
+    for _ in range(600):
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+        if cursor.fetchone()[0]:
+            break
+        time.sleep(0.05)
+    else:
+        raise SystemExit("the second confirmation never waited for the jar's row lock")
+HeldApproval.release.set()
+held.join()
+waiting.join()
+print(outcomes["first"])
+print(outcomes["second"])
 """
 ORDER_STATUSES = "from cart.models import Order; print(sorted(Order.objects.values_list('status', flat=True)))"
 
@@ -102,3 +153,23 @@ def test_five_handoffs_racing_for_the_last_unit_confirm_exactly_one(site):
     assert jar_stock(site) == 0
     assert order_statuses(site) == "['confirmed', 'pending', 'pending', 'pending', 'pending']"
     assert DETAILS["name"] in next(r for r in responses if r.status_code == 200).text
+
+
+def test_on_postgresql_the_human_who_waited_for_the_last_unit_is_told_it_sold_out(tmp_path, postgres_server):  # noqa: F811
+    site = start_site(tmp_path, workers=1, DATABASE_URL=postgres_server.create_database("checkout_last_unit"))
+    try:
+        create_jar(site, stock=1)
+        for _ in range(2):
+            agent_checkout(site.url, ("last-jar", 1))
+
+        raced = site.manage("shell", "-v0", "-c", RACE_FOR_THE_LAST_JAR)
+
+        assert raced.returncode == 0, raced.stderr
+        assert raced.stdout.splitlines() == [
+            "confirmed",
+            "409 Last Moon Jar is sold out and it is the only item in the order: cancel the order.",
+        ]
+        assert jar_stock(site) == 0
+        assert order_statuses(site) == "['confirmed', 'pending']"
+    finally:
+        site.stop()
