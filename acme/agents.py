@@ -153,8 +153,12 @@ def price_change_notice(order, line, price_then):
 
 
 def holds(session, item_id):
-    """Whether the session's open cart holds the item (no session: no cart)."""
-    return session is not None and any(item.item_id == item_id for item in cart_selectors.view_cart(session).items)
+    """Whether the session's open cart, or an order its human may still confirm, holds the item
+    (no session: neither)."""
+    if session is None:
+        return False
+    in_cart = any(item.item_id == item_id for item in cart_selectors.view_cart(session).items)
+    return in_cart or cart_selectors.open_orders_hold(session, item_id)
 
 
 def line_result(session, item_id, quantity, **extra):

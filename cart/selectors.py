@@ -5,11 +5,12 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.utils import timezone
 
 from catalog.models import Product
 from catalog.rows import FieldValues, all_rows, first_row, run_statement
 
-from .models import Cart, CartLine, Order
+from .models import Cart, CartLine, Order, OrderLine
 from .money import to_money
 
 
@@ -158,6 +159,14 @@ def handoff_lines(order):
 def session_orders(agent_session):
     """Every order the session checked out, newest first."""
     return list(Order.objects.filter(agent_session=agent_session))
+
+
+def open_orders_hold(agent_session, public_id):
+    """Whether an order of the session that its human may still confirm has a line of the item."""
+    return OrderLine.objects.filter(
+        order__agent_session=agent_session, order__status__in=Order.OPEN_STATUSES,
+        order__expires_at__gt=timezone.now(), product_public_id=public_id,
+    ).exists()
 
 
 def find_session_order(agent_session, number):

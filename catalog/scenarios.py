@@ -8,9 +8,10 @@ into each situation through the normal API (docs/agent-testing.md).
   it is added to a cart.
 
 The pieces change the shared catalog, so `detail` of a piece (of the tumbler's parent for the
-variant) re-arms it, unless the caller's own cart holds it: an agent that looks first always
-starts from the documented state. `install_scenarios()` (re)creates them all, idempotently:
-`manage.py load_demo_catalog` runs it, and whatever resets the demo must too.
+variant) re-arms it, unless the caller's own cart, or an order of its the human may still
+confirm, holds it (acme/agents.py): an agent that looks first always starts from the documented
+state. `install_scenarios()` (re)creates them all, idempotently: `manage.py load_demo_catalog`
+runs it, and whatever resets the demo must too.
 """
 from datetime import datetime, timezone
 from decimal import Decimal

@@ -62,6 +62,24 @@ def test_the_last_one_is_taken_by_the_first_confirmed_checkout(pieces):
     assert detail(agent(pieces), scenarios.LAST_ONE)["stock"] == 1  # a fresh look re-arms it
 
 
+def test_an_agent_whose_open_order_holds_the_last_one_does_not_put_it_back(pieces):
+    first, second = agent(pieces), agent(pieces)
+    ok_data(add(first, scenarios.LAST_ONE))
+    ok_data(add(second, scenarios.LAST_ONE))
+    first_human = Human(ok_data(first.post(f"{API}/checkout"))["checkout_url"])
+    second_human = Human(ok_data(second.post(f"{API}/checkout"))["checkout_url"])
+    first_human.open()
+    assert "your order is confirmed" in first_human.confirm().text
+
+    # The second's cart is an order now: its own look must not restock what its human is about to be refused.
+    assert detail(second, scenarios.LAST_ONE)["stock"] == 0
+    second_human.open()
+    refused = second_human.confirm()
+    assert refused.status_code == 409 and "Last-One Test Vase is sold out" in refused.text
+    assert Product.objects.get(public_id=scenarios.LAST_ONE).stock == 0
+    assert detail(agent(pieces), scenarios.LAST_ONE)["stock"] == 1  # anyone else's look re-arms it
+
+
 def test_the_price_changes_once_in_the_cart_and_checkout_says_so(pieces):
     client = agent(pieces)
     assert detail(client, scenarios.PRICE_CHANGE)["price"] == 30.0
