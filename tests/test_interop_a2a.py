@@ -178,6 +178,7 @@ def test_a_request_without_an_id_is_a_notification_answered_with_nothing_and_run
     body["params"]["message"]["parts"] = [{"data": {"skill": "cart.add", "input": {"item_id": item}}}]
     answer = requests.post(f"{live_server.url}{RPC}", json=body, headers=bearer, timeout=10)
     assert (answer.status_code, answer.content) == (204, b"")
+    assert answer.headers["Content-Type"] == "application/json; charset=utf-8"  # the binding is JSON, never text/html
     assert ok_data(shopper.get(f"{API}/cart/view"))["items"] == []
 
 

@@ -152,6 +152,7 @@ def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail
     ]
     assert trail["events"][0]["params"]["agent_name"] == CLIENT["name"]
     assert {e["path"] for e in trail["events"][:-1]} == {"/mcp"}
+    assert (trail["events"][-1]["method"], trail["events"][-1]["response_status"]) == ("DELETE", 204)  # as answered
     public_key = requests.get(f"{shop}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
     assert verify(trail, public_key).ok
 
@@ -269,6 +270,7 @@ def test_notifications_and_responses_are_accepted_with_202_and_no_body(shop):
                     {"jsonrpc": "2.0", "id": 7, "result": {}}):
         answer = post(url, message, session_id)
         assert (answer.status_code, answer.content) == (202, b""), answer.text
+        assert answer.headers["Content-Type"] == "application/json; charset=utf-8"  # never Django's text/html
 
 
 def test_a_malformed_notification_is_400_and_an_unknown_one_is_accepted(shop):
@@ -336,8 +338,9 @@ def test_a_post_that_does_not_accept_json_is_406(shop):
 def test_an_unsupported_protocol_version_header_is_400_and_a_delete_with_it_ends_nothing(shop):
     url = f"{shop}/mcp"
     session_id = open_session(url)
-    answer = post(url, rpc("tools/list"), session_id, **{"MCP-Protocol-Version": "1999-01-01"})
+    answer = post(url, rpc("tools/list", rpc_id=12), session_id, **{"MCP-Protocol-Version": "1999-01-01"})
     assert answer.status_code == 400 and answer.json()["error"]["data"]["code"] == "unsupported_protocol_version"
+    assert answer.json()["id"] == 12  # the request's id was readable: the error answers it
     delete = requests.delete(url, headers={"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "1999-01-01"},
                              timeout=TIMEOUT)
     assert delete.status_code == 400 and delete.json()["error"]["data"]["code"] == "unsupported_protocol_version"

@@ -200,7 +200,7 @@ def _event(seq, prev_hash, capability, method, path, params, response_status, po
     return event
 
 
-def close_and_seal(session, reason, ended_at, *, method="", path=""):
+def close_and_seal(session, reason, ended_at, *, method="", path="", response_status=200):
     """End the session (if still live), append session.end and store the signed artifact.
 
     Returns the artifact body (or None for a session created without audit). Safe to
@@ -216,7 +216,7 @@ def close_and_seal(session, reason, ended_at, *, method="", path=""):
         if ended:
             seq, prev_hash, not_before = AgentSession.objects.values_list(
                 "event_count", "last_event_hash", "last_event_at").get(pk=session.pk)
-            event = _event(seq, prev_hash, SESSION_END, method, path, redact({"reason": reason}), 200,
+            event = _event(seq, prev_hash, SESSION_END, method, path, redact({"reason": reason}), response_status,
                            policy.ended(reason), not_before=not_before)
             connection = default_connection()
             with connection.cursor() as cursor:

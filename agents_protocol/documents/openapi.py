@@ -2,7 +2,7 @@
 
 Every enabled capability at its configured path and method (`:id` → `{id}`), the session
 endpoints, the bearer session token, the envelope around every answer and the error
-responses. GET and DELETE take parameters in the query string, other methods a JSON
+responses. GET takes parameters in the query string, other methods (DELETE too) a JSON
 object body; path parameters come from the endpoint template.
 """
 from agents_protocol.core.session_params import SESSION_CREATE_PARAMS

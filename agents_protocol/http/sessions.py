@@ -130,7 +130,9 @@ def _unauthorized(code, message):
     return CapabilityError(401, code, message, headers={"WWW-Authenticate": 'Bearer realm="agents"'})
 
 
-def end_session(session, reason, ended_at=None, *, method="", path=""):
-    """End a live session (a session already ended keeps its first reason) and seal its audit trail."""
-    close_and_seal(session, reason, ended_at or timezone.now(), method=method, path=path)
+def end_session(session, reason, ended_at=None, *, method="", path="", response_status=200):
+    """End a live session (a session already ended keeps its first reason) and seal its audit trail;
+    session.end records `response_status`, the status the ending request is answered with."""
+    close_and_seal(session, reason, ended_at or timezone.now(), method=method, path=path,
+                   response_status=response_status)
     return session

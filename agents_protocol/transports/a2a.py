@@ -19,6 +19,7 @@ import uuid
 from django.http import HttpResponse
 from rest_framework.response import Response
 
+from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import find_capability
 from agents_protocol.http.parsers import check_declared_length
@@ -115,7 +116,7 @@ class A2AView(AgentView):
         if isinstance(exc, Notification):
             over_limit = self.count_refused_call()
             if over_limit is None:  # no answer, and nothing ran: the binding defines no notifications
-                return HttpResponse(status=204)
+                return HttpResponse(status=204, content_type=codec.JSON_CONTENT_TYPE)
             exc = over_limit
         if isinstance(exc, RpcError):
             over_limit = self.count_refused_call()

@@ -97,8 +97,8 @@ class McpView(AgentView):
                            "not_found", 404, 404)
         check_origin(request, self.config, self.origin)
         self.requires_session = True
-        self.protocol_version = requested_version(request)
         if request.method == "DELETE":
+            self.protocol_version = requested_version(request)
             self.counts_per_session = False
             return
         check_declared_length(request._request)
@@ -106,6 +106,7 @@ class McpView(AgentView):
         message = read_message(request.data)
         if isinstance(message, types.JSONRPCRequest):
             self.rpc_id, self.rpc_method = message.id, message.method
+        self.protocol_version = requested_version(request)  # once the id is known, for its error to answer
         if self.rpc_method == "initialize":
             self.requires_session, self.counts_per_session = False, False
             self.initialize_params = initialize_params(message)
@@ -146,7 +147,7 @@ class McpView(AgentView):
         return self.result(tool_result(outcome))
 
     def delete(self, request, *args, **kwargs):
-        end_session(request.auth, "deleted", method=request.method, path=request.path)
+        end_session(request.auth, "deleted", method=request.method, path=request.path, response_status=204)
         return HttpResponse(status=204, content_type=codec.JSON_CONTENT_TYPE)
 
     def initialize(self, request):
