@@ -15,7 +15,8 @@ page show 36.00, and the `checkout` answer's `notices` tell you the price change
 is in your cart: `cart.view` shows it unavailable, its `detail` answers 404, `checkout` answers 400 \
 `insufficient_stock` until you remove it.
 - `detail` of a test piece (of `test-tumbler` for its variant) puts it back in this state, unless your own cart, \
-or an order of yours its human has not confirmed yet, holds it; other agents share these pieces.
+or an order of yours its human has not confirmed yet, holds it; other agents share these pieces. Send your \
+session token with `detail` while you play a scenario: without it the shop cannot see your cart.
 - An `agent_name` containing `sandbox:expired-checkout` gets checkout links that have already expired: the human \
 page answers 410 and `order.status` says `expired`.
 - Test cards for your human on the checkout page: blank or `4242 4242 4242 4242` approves (`order.status` \
