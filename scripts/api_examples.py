@@ -89,7 +89,8 @@ regenerates the page; tokens, ids and times differ on each run).
 - Every response is `{"ok": true, "data": …}` or
   `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}`, sent as
   `Content-Type: application/json; charset=utf-8` (A2A's and PactSpec's answers and the JSON
-  documents too), and carries `X-Request-ID`. Money is a JSON number with its currency's
+  documents too). Every answer in the envelope carries `X-Request-ID` (the discovery documents
+  and the bodiless answer to a CORS preflight do not). Money is a JSON number with its currency's
   ISO 4217 decimals (two for USD, none for JPY) plus a `currency`.
 - Every response of the site, API or not (pages, documents, errors, redirects, static files),
   carries `Link: </.well-known/agents.json>; rel="agents"; type="application/json"` once.
