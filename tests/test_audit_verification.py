@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import requests
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 from nacl.signing import SigningKey as NaclSigningKey
@@ -19,8 +20,9 @@ from agents_protocol.audit.lifecycle import rotate_key
 from agents_protocol.audit.signing import signing_key
 from agents_protocol.core.reserved import SESSION_CREATE
 from agents_protocol.models import AgentSession, AuditEvent, SigningKey
+from tests.api_client import API, AgentClient, ok_data
 from tests.factories import make_agent_session
-from tests.servers import ROOT, site_env
+from tests.servers import ROOT, site_env, start_site
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("key_file")]  # a signing key of its own: tests/conftest.py
 
@@ -188,3 +190,37 @@ def test_verify_command_names_the_first_failing_check(tmp_path):
     call_command("agents_audit", "verify", str(good), "--public-key", current_public_key())
     with pytest.raises(CommandError, match="event 3 seq"):
         call_command("agents_audit", "verify", str(bad))
+
+
+def test_verify_without_a_key_uses_the_one_the_shop_publishes_even_with_no_database_here(tmp_path):
+    """An agent's developer verifies a shop's artifact from any checkout of this project: no
+    migrated database, no --public-key. The key is the one the shop publishes in agents.json, so
+    an artifact re-signed with another key (and carrying it) is refused."""
+    site = start_site(tmp_path / "shop", workers=1)
+    try:
+        agent = AgentClient(site.url)
+        token = agent.start_session(agent_name="verifier-test")["session_token"]
+        ok_data(agent.get(f"{API}/search", {"q": "mug"}))
+        audit_url = ok_data(agent.delete(f"{API}/session"))["audit_url"]
+        artifact = ok_data(requests.get(audit_url, headers={"Authorization": f"Bearer {token}"}, timeout=10))
+        stranger = NaclSigningKey.generate()
+        forged = {**artifact, "key_id": "someone-else", "public_key": public_key_b64(stranger.verify_key),
+                  "signature": base64.b64encode(stranger.sign(artifact["root_hash"].encode()).signature).decode()}
+        assert verify(forged, forged["public_key"]).ok  # consistent in itself: only the shop's key tells
+        (tmp_path / "forged.json").write_text(json.dumps(forged))
+        (tmp_path / "real.json").write_text(json.dumps(artifact))
+        verifier = site_env(tmp_path / "verifier")  # never migrated
+
+        def verify_with_command(source, *extra):
+            return subprocess.run([sys.executable, "manage.py", "agents_audit", "verify", source, *extra],
+                                  cwd=ROOT, env=verifier, capture_output=True, text=True, timeout=120)
+
+        published = f"audit.public_key published at {site.url}/.well-known/agents.json"
+        for source, extra in ((audit_url, ("--token", token)), (str(tmp_path / "real.json"), ())):
+            run = verify_with_command(source, *extra)
+            assert run.returncode == 0, run.stderr
+            assert f"Key: {published}" in run.stdout and "VALID" in run.stdout
+        refused = verify_with_command(str(tmp_path / "forged.json"))
+        assert refused.returncode != 0 and "signature" in refused.stderr and published in refused.stdout
+    finally:
+        site.stop()

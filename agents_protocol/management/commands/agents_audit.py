@@ -3,12 +3,15 @@ import json
 import sys
 import urllib.request
 from urllib.error import URLError
+from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from agents_protocol.audit import verify
 from agents_protocol.audit.lifecycle import prune, seal_expired
 from agents_protocol.core.models import SigningKey
+from agents_protocol.documents.interop import AGENTS_JSON_PATH
 
 
 class Command(BaseCommand):
@@ -33,21 +36,54 @@ class Command(BaseCommand):
 
     def verify(self, source, public_key, token):
         artifact = load_artifact(source, token)
-        key, origin = self.choose_key(artifact, public_key)
+        key, origin = choose_key(artifact, public_key, source)
         verdict = verify(artifact, key)
         self.stdout.write(f"Key: {origin}")
         if not verdict.ok:
             raise CommandError(str(verdict))
         self.stdout.write(self.style.SUCCESS(str(verdict)))
 
-    @staticmethod
-    def choose_key(artifact, public_key):
-        if public_key:
-            return public_key, "given with --public-key"
-        known = SigningKey.objects.filter(key_id=artifact.get("key_id") if isinstance(artifact, dict) else None).first()
-        if known:
-            return known.public_key, f"{known.key_id} from this site's key records"
-        return None, "the artifact's own public_key (proves integrity, not who signed: pass --public-key)"
+
+def choose_key(artifact, public_key, source):
+    """(key, where it came from): the one given; else this site's record of the artifact's key_id;
+    else the key the shop publishes in agents.json, the shop the artifact came from (its URL) or
+    names (`site`); else the artifact's own, which proves integrity but not who signed."""
+    if public_key:
+        return public_key, "given with --public-key"
+    key_id = artifact.get("key_id") if isinstance(artifact, dict) else None
+    known = recorded_key(key_id)
+    if known:
+        return known.public_key, f"{known.key_id} from this site's key records"
+    shop = origin_of(source) or origin_of(artifact.get("site") if isinstance(artifact, dict) else None)
+    if shop:
+        published = published_key(shop)
+        return published, f"audit.public_key published at {shop}{AGENTS_JSON_PATH}"
+    return None, "the artifact's own public_key (proves integrity, not who signed: pass --public-key)"
+
+
+def recorded_key(key_id):
+    """This site's SigningKey record of `key_id`, or None (also where no database is set up)."""
+    try:
+        return SigningKey.objects.filter(key_id=key_id).first() if key_id else None
+    except DatabaseError:
+        return None
+
+
+def origin_of(url):
+    parts = urlsplit(url) if isinstance(url, str) else None
+    return f"{parts.scheme}://{parts.netloc}" if parts and parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def published_key(shop):
+    url = f"{shop}{AGENTS_JSON_PATH}"
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            key = json.loads(response.read().decode())["audit"]["public_key"]
+    except (OSError, URLError, ValueError, KeyError, TypeError) as error:
+        raise CommandError(f"Cannot read the audit key that {url} publishes ({error}); pass --public-key.")
+    if not isinstance(key, str) or not key:
+        raise CommandError(f"{url} publishes no audit.public_key; pass --public-key.")
+    return key
 
 
 def load_artifact(source, token=None):
