@@ -1,5 +1,6 @@
 """The discovery documents as ready-to-send bytes, rendered once per revision and origin."""
 import hashlib
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -86,6 +87,12 @@ RENDERERS = {
 }
 
 
+# A document rendered without some examples is answered for this long before the provider is asked
+# again: long enough that public fetches never hammer a failing shop, short enough to heal soon.
+INCOMPLETE_RETRY_SECONDS = 10
+_incomplete = {}  # (kind, config, origin) → (document, time.monotonic() after which to render again)
+
+
 @lru_cache(maxsize=64)
 def _rendered(kind, config, origin):
     return RENDERERS[kind](config, origin)
@@ -93,8 +100,17 @@ def _rendered(kind, config, origin):
 
 def published_document(kind, origin):
     """The document for the current configuration; the config snapshot is part of the cache key
-    (lru_cache keeps no render that raised: an Uncached one is made again next time)."""
+    (lru_cache keeps no render that raised: an Uncached one is kept INCOMPLETE_RETRY_SECONDS)."""
+    key = (kind, current_config(), origin)
+    kept = _incomplete.get(key)
+    if kept is not None and time.monotonic() < kept[1]:
+        return kept[0]
     try:
-        return _rendered(kind, current_config(), origin)
+        document = _rendered(*key)
     except Uncached as incomplete:
+        if len(_incomplete) >= 64:
+            _incomplete.clear()
+        _incomplete[key] = (incomplete.document, time.monotonic() + INCOMPLETE_RETRY_SECONDS)
         return incomplete.document
+    _incomplete.pop(key, None)
+    return document
