@@ -19,6 +19,7 @@
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
+| W004    | Django is told the site is behind a proxy, but TRUSTED_PROXY_COUNT is 0 (`check --deploy`) |
 
 E007, E009, E010, W001, W002 and W003 read the database, so they are database checks (Tags.database): like
 Django's own, they run with `manage.py check --database default` and before `migrate`, not
@@ -192,6 +193,29 @@ def rate_limit_cache_counts(app_configs, **kwargs):
         "rate limited, and every answer would claim a full X-RateLimit-Remaining.",
         hint="Use Redis or Memcached (several processes), or the local-memory cache (one process).",
         id="agents_protocol.E014",
+    )]
+
+
+# Django settings that only make sense when a reverse proxy stands in front of the site.
+PROXY_SETTINGS = ("SECURE_PROXY_SSL_HEADER", "USE_X_FORWARDED_HOST", "USE_X_FORWARDED_PORT")
+
+
+@register(Tags.security, deploy=True)
+def trusted_proxies_counted(app_configs, **kwargs):
+    """Behind a proxy, REMOTE_ADDR is the proxy's address: with TRUSTED_PROXY_COUNT 0 every agent
+    shares one max_sessions and one address rate limit (http/client.py client_address)."""
+    if get_setting("TRUSTED_PROXY_COUNT"):
+        return []
+    proxy_settings = [name for name in PROXY_SETTINGS if getattr(settings, name, None)]
+    if not proxy_settings:
+        return []
+    return [Warning(
+        f"The site is behind a reverse proxy ({' and '.join(proxy_settings)} set), but "
+        "AGENTS_PROTOCOL['TRUSTED_PROXY_COUNT'] is 0: every agent counts as the proxy's address, so all of "
+        "them share one max_sessions and one rate limit for calls without a session.",
+        hint="Set TRUSTED_PROXY_COUNT to the number of proxies that append to X-Forwarded-For in front of "
+        "the site (1 for a single proxy).",
+        id="agents_protocol.W004",
     )]
 
 

@@ -143,6 +143,32 @@ def test_e014_a_dummy_rate_limit_cache_counts_nothing(settings):
     assert ids(checks.rate_limit_cache_counts(None)) == ["agents_protocol.E014"]
 
 
+def test_w004_the_acme_site_passes_the_deploy_checks_of_the_app():
+    assert [m for m in run_checks(include_deployment_checks=True)
+            if m.id and m.id.startswith("agents_protocol")] == []
+
+
+@pytest.mark.parametrize("name, value", [
+    ("SECURE_PROXY_SSL_HEADER", ("HTTP_X_FORWARDED_PROTO", "https")),
+    ("USE_X_FORWARDED_HOST", True),
+    ("USE_X_FORWARDED_PORT", True),
+])
+def test_w004_behind_a_proxy_every_agent_would_count_as_the_proxy(settings, name, value):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, TRUSTED_PROXY_COUNT=0)
+    setattr(settings, name, value)
+    [warning] = checks.trusted_proxies_counted(None)
+    assert warning.id == "agents_protocol.W004" and f"({name} set)" in warning.msg
+    assert "TRUSTED_PROXY_COUNT" in warning.hint
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, TRUSTED_PROXY_COUNT=1)
+    assert checks.trusted_proxies_counted(None) == []
+
+
+def test_w004_is_a_deploy_check(settings):
+    settings.USE_X_FORWARDED_HOST = True
+    assert "agents_protocol.W004" not in ids(run_checks())
+    assert "agents_protocol.W004" in ids(run_checks(include_deployment_checks=True))
+
+
 def test_e005_the_api_middleware_is_missing(settings):
     assert checks.api_middleware_installed(None) == []
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != checks.API_MIDDLEWARE]

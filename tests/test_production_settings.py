@@ -35,6 +35,15 @@ def test_with_redis_every_check_passes_at_warning_level(tmp_path, production, co
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
+def test_behind_the_proxy_it_trusts_every_deploy_check_passes(tmp_path):
+    # The settings trust X-Forwarded-Proto only with TRUSTED_PROXY_COUNT, so agents_protocol.W004
+    # (a proxy, but every agent counted as its address) cannot fire.
+    env = production_env(tmp_path, REDIS_URL=REDIS_URL, TRUSTED_PROXY_COUNT="1")
+    result = manage(env, "check", "--deploy", "--fail-level", "WARNING")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+
+
 @pytest.mark.parametrize("production, command", [(False, ["check"]), (True, ["check", "--deploy"])])
 def test_on_one_host_the_only_issue_is_ratelimits_warning_about_its_counters(tmp_path, production, command):
     env = (production_env if production else site_env)(tmp_path)
