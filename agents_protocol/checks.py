@@ -43,6 +43,7 @@ from agents_protocol.core.models import (
     AgentSession,
     AuditConfig,
     Capability,
+    FlowStep,
     SessionConfig,
 )
 from agents_protocol.core.provider import ShopProvider, base_methods, implements
@@ -432,14 +433,15 @@ def every_enabled_capability_has_a_handler(app_configs, databases=None, **kwargs
     if not _reads(Capability, databases):
         return []
     try:
-        enabled = list(Capability.objects.filter(enabled=True).values_list("name", flat=True))
+        enabled = Capability.objects.filter(enabled=True).values_list("name", flat=True)
+        missing = sorted(set(enabled) - registered_names())
+        flows = _flows_using(missing)
     except DatabaseError:
         return []  # not migrated yet: nothing is published either
-    missing = sorted(set(enabled) - registered_names())
     return [
         Warning(
             f"The enabled capability {name!r} has no handler; agents calling it get 501 not_implemented.",
-            hint="Register one with agents_protocol.core.capabilities.register, or disable it in admin.",
+            hint=f"Register one with agents_protocol.core.capabilities.register, or {_how_to_disable(name, flows)}.",
             id="agents_protocol.W001",
         )
         for name in missing
@@ -477,20 +479,39 @@ def every_enabled_capability_is_implemented(app_configs, databases=None, **kwarg
     if provider_class is None or not _reads(Capability, databases):
         return []
     try:
-        enabled = list(Capability.objects.filter(enabled=True).values_list("name", flat=True))
+        enabled = Capability.objects.filter(enabled=True).values_list("name", flat=True)
+        methods = {name: _provider_method(name) for name in enabled}
+        missing = {name: method for name, method in methods.items()
+                   if method is not None and not implements(provider_class, method)}
+        flows = _flows_using(missing)
     except DatabaseError:
         return []
-    missing = {name: _provider_method(name) for name in enabled}
     return [
         Warning(
             f"The enabled capability {name!r} calls the provider's {method}(), which "
             f"{get_setting('PROVIDER')} does not override; agents calling it get 501 not_implemented.",
-            hint=f"Override {method} in your ShopProvider subclass, or disable {name!r} in admin.",
+            hint=f"Override {method} in your ShopProvider subclass, or {_how_to_disable(name, flows)}.",
             id="agents_protocol.W002",
         )
         for name, method in sorted(missing.items())
-        if method is not None and not implements(provider_class, method)
     ]
+
+
+def _flows_using(capability_names):
+    """{capability name: the sorted names of the flows that have it as a step}, for those in a flow."""
+    flows = {}
+    steps = (FlowStep.objects.filter(capability__name__in=capability_names)
+             .values_list("capability__name", "flow__name").distinct().order_by("flow__name"))
+    for capability, flow in steps:
+        flows.setdefault(capability, []).append(flow)
+    return flows
+
+
+def _how_to_disable(name, flows):
+    """Admin refuses to disable a capability a flow uses (Capability._check_can_be_disabled)."""
+    if name not in flows:
+        return f"disable {name!r} in admin"
+    return f"remove {name!r} from flow {', '.join(flows[name])} and then disable it in admin"
 
 
 def _provider_class():

@@ -12,7 +12,8 @@ from agents_protocol import checks
 from agents_protocol.checks import provider_interface_problems
 from agents_protocol.core.provider import ShopProvider
 from agents_protocol.http.middleware import AgentsApiMiddleware
-from agents_protocol.models import AuditConfig, Capability
+from agents_protocol.http.routing import API_PREFIX
+from agents_protocol.models import AuditConfig, Capability, Flow, FlowStep
 
 pytestmark = pytest.mark.django_db
 
@@ -319,3 +320,37 @@ def test_e012_a_revision_signal_that_cannot_be_imported_or_has_no_read_and_bump(
 def test_e012_none_or_a_class_with_read_and_bump_passes(settings, value):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "REVISION_SIGNAL": value}
     assert checks.revision_signal_importable(None) == []
+
+
+class SearchOnlyProvider(ShopProvider):
+    def search(self, context, *, query, page, limit): ...
+
+
+def hints_by_capability(warnings):
+    return {warning.msg.split("'")[1]: warning.hint for warning in warnings}
+
+
+def add_to_flow(flow_name, capability_name):
+    flow, _ = Flow.objects.get_or_create(name=flow_name)
+    FlowStep.objects.create(flow=flow, capability=Capability.objects.get(name=capability_name))
+
+
+def test_w002_a_capability_a_flow_uses_must_leave_the_flow_before_it_can_be_disabled(settings):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER=f"{__name__}.SearchOnlyProvider")
+    add_to_flow("quick-buy", "cart.add")
+    hints = hints_by_capability(checks.every_enabled_capability_is_implemented(None, databases=["default"]))
+    assert hints["cart.add"] == ("Override cart_add in your ShopProvider subclass, or remove 'cart.add' from flow "
+                                 "purchase, quick-buy and then disable it in admin.")
+    assert hints["contact"] == "Override contact in your ShopProvider subclass, or disable 'contact' in admin."
+
+
+def test_w001_a_capability_a_flow_uses_must_leave_the_flow_before_it_can_be_disabled():
+    Capability.objects.create(name="reserve", endpoint=f"{API_PREFIX}/reserve", method="POST")
+    Capability.objects.create(name="teleport", endpoint=f"{API_PREFIX}/teleport", method="POST")
+    add_to_flow("hold", "reserve")
+    hints = hints_by_capability(checks.every_enabled_capability_has_a_handler(None, databases=["default"]))
+    assert hints == {
+        "reserve": "Register one with agents_protocol.core.capabilities.register, or remove 'reserve' from flow "
+                   "hold and then disable it in admin.",
+        "teleport": "Register one with agents_protocol.core.capabilities.register, or disable 'teleport' in admin.",
+    }
