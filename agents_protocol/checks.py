@@ -4,7 +4,7 @@
 |---------|-----------------------------------------------------------------------------|
 | E001    | AGENTS_PROTOCOL["PROVIDER"] is not set                                      |
 | E002    | the provider cannot be imported, or is not a subclass of ShopProvider       |
-| E003    | a provider method the shop overrides cannot take the app's keyword call     |
+| E003    | a provider method the shop overrides cannot take the app's keyword call or is async def, or the provider cannot be made without arguments |
 | E004    | AGENTS_PROTOCOL is not a dict, or has a key the app does not know (a typo)  |
 | E005    | the agent API middleware is not in MIDDLEWARE                               |
 | E006    | agents_protocol.urls is not included at the root of the URLconf, or the site is mounted under FORCE_SCRIPT_NAME |
@@ -54,17 +54,36 @@ AGENTS_JSON_PATH = "/.well-known/agents.json"
 
 
 def provider_interface_problems(provider_class):
-    """What is wrong with the methods `provider_class` overrides: one sentence per method, or [].
+    """What keeps the app from using `provider_class`: one sentence per problem, or [].
 
-    The app calls a provider method with `context` and then keyword arguments, so a method the
-    provider overrides must accept the base class's parameters by those names. Methods it does
-    not override are not looked at: they answer 501 (and W002 names the enabled ones).
+    get_provider() makes the provider without arguments, and the app calls a provider method
+    without awaiting it, with `context` and then keyword arguments: so a method the provider
+    overrides must be a plain def that accepts the base class's parameters by those names.
+    Methods it does not override are not looked at: they answer 501 (and W002 names the enabled ones).
     """
-    return [
-        f"{name}{_parameters(getattr(provider_class, name))} cannot be called as {name}{_parameters(expected)}."
-        for name, expected in base_methods().items()
-        if implements(provider_class, name) and not _accepts_the_call(getattr(provider_class, name), expected)
-    ]
+    return list(_interface_problems(provider_class))
+
+
+def _interface_problems(provider_class):
+    if not _accepts_no_arguments(provider_class):
+        yield (f"{provider_class.__name__}{_parameters(provider_class)} needs arguments, but the app "
+               f"makes the provider with none: {provider_class.__name__}().")
+    for name, expected in base_methods().items():
+        if not implements(provider_class, name):
+            continue
+        method = getattr(provider_class, name)
+        if inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method):
+            yield f"{name}{_parameters(method)} is async def, but the app calls it without awaiting it."
+        elif not _accepts_the_call(method, expected):
+            yield f"{name}{_parameters(method)} cannot be called as {name}{_parameters(expected)}."
+
+
+def _accepts_no_arguments(provider_class):
+    try:
+        inspect.signature(provider_class).bind()
+    except TypeError:
+        return False
+    return True
 
 
 def _accepts_the_call(method, expected):
@@ -114,9 +133,9 @@ def provider_configured(app_configs, **kwargs):
         return [Error(f"The provider {path!r} is not a subclass of ShopProvider.", id="agents_protocol.E002")]
     return [
         Error(
-            f"The provider {path} overrides a ShopProvider method with other parameters: {problem}",
-            hint="See agents_protocol/core/provider.py; the app passes context, then every other argument by "
-            "keyword.",
+            f"The provider {path} cannot be used as the app uses it: {problem}",
+            hint="See agents_protocol/core/provider.py; the app makes the provider without arguments and calls "
+            "its methods synchronously, passing context, then every other argument by keyword.",
             id="agents_protocol.E003",
         )
         for problem in provider_interface_problems(provider_class)

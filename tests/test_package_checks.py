@@ -71,6 +71,44 @@ def test_overridden_methods_the_app_cannot_call_are_named():
     ]
 
 
+class AsyncProvider(CompleteProvider):
+    async def search(self, context, *, query, page, limit): ...
+
+    async def cart_view(self, context):
+        yield {}
+
+
+class ConfiguredProvider(CompleteProvider):
+    def __init__(self, catalog, *, currency="USD"):
+        self.catalog = catalog
+
+
+class DefaultedProvider(CompleteProvider):
+    def __init__(self, catalog=None):
+        self.catalog = catalog
+
+
+def test_async_methods_are_named_since_the_app_does_not_await_them():
+    assert provider_interface_problems(AsyncProvider) == [
+        "search(self, context, *, query, page, limit) is async def, but the app calls it without awaiting it.",
+        "cart_view(self, context) is async def, but the app calls it without awaiting it.",
+    ]
+
+
+def test_a_provider_that_cannot_be_made_without_arguments_is_named():
+    assert provider_interface_problems(ConfiguredProvider) == [
+        "ConfiguredProvider(catalog, *, currency) needs arguments, but the app makes the provider with none: "
+        "ConfiguredProvider().",
+    ]
+    assert provider_interface_problems(DefaultedProvider) == []
+
+
+@pytest.mark.parametrize("provider_class", [AsyncProvider, ConfiguredProvider])
+def test_e003_a_provider_the_app_cannot_make_or_await(settings, provider_class):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER=f"{__name__}.{provider_class.__name__}")
+    assert set(ids(checks.provider_configured(None))) == {"agents_protocol.E003"}
+
+
 def test_methods_not_overridden_are_not_checked():
     assert provider_interface_problems(ShopProvider) == []
     assert provider_interface_problems(object) == []
