@@ -3,13 +3,18 @@ import re
 import tomllib
 from pathlib import Path
 
+import django.db
 import pytest
+from django.core.management import CommandError
 
 from agents_protocol.contrib.oscar import conf as oscar_conf
 from agents_protocol.core.conf import DEFAULTS
+from agents_protocol.http.exceptions import refusal_for
+from agents_protocol.management.commands.agents_config import Command as AgentsConfigCommand
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / "docs" / "integration.md").read_text()
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 COPIES = re.findall(r"<!-- file: (\S+) -->\n```python\n(.*?)```\n", GUIDE, flags=re.DOTALL)
 
 
@@ -88,8 +93,42 @@ def test_the_provider_error_codes_are_the_apis_with_the_same_status():
 
 
 def test_the_guide_names_every_dependency_of_the_wheel():
-    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    dependencies = PYPROJECT["project"]["dependencies"]
     install = section("Five steps")
     for requirement in dependencies:
         name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0]
         assert name.lower() in install.lower(), name
+
+
+def test_the_app_is_installed_from_its_built_wheel_never_from_pypi():
+    wheel = f"dist/agents_protocol-{PYPROJECT['project']['version']}-py3-none-any.whl"
+    targets = re.findall(r"pip install \"?([^\s\"`]+)", GUIDE)
+    of_the_app = [target for target in targets if "agents" in target]
+    assert len(of_the_app) >= 3
+    assert [target for target in of_the_app if not target.startswith(wheel)] == []
+
+
+def test_the_guide_silences_the_ratelimit_checks_the_second_shop_silences():
+    [silenced] = re.findall(r"`(SILENCED_SYSTEM_CHECKS = .*?)`", GUIDE)
+    assert silenced in (ROOT / "tests" / "second_shop" / "shop_site" / "settings.py").read_text()
+
+
+def test_every_agents_config_command_in_the_guide_is_one_the_command_takes():
+    commands = re.findall(r"manage\.py\s+agents_config\s+([^`]+)`", GUIDE)
+    parser = AgentsConfigCommand().create_parser("manage.py", "agents_config")
+    assert len(commands) >= 2
+    for arguments in commands:
+        try:
+            parser.parse_args(arguments.split())
+        except CommandError as error:
+            pytest.fail(f"agents_config {arguments}: {error}")
+
+
+def test_the_database_errors_the_guide_says_are_503_and_500_are():
+    sentence = re.search(r"A lost or locked database.*?no traceback\.", section("Error codes a provider raises"),
+                         flags=re.DOTALL).group(0)
+    said_503, said_500 = sentence.split("is answered 503")
+    said = {name: status for text, status in ((said_503, 503), (said_500, 500))
+            for name in re.findall(r"`(\w+Error)`", text) if hasattr(django.db, name)}
+    assert len(said) == 4
+    assert {name: refusal_for(getattr(django.db, name)()).status for name in said} == said
