@@ -224,7 +224,7 @@ def test_cart_add_of_a_quantity_that_is_not_an_integer_is_400(shopper, quantity)
     mug = make_product()
     body = assert_error(shopper.post(f"{API}/cart/add", {"item_id": mug.public_id, "quantity": quantity}),
                         400, "invalid_params")
-    assert body["fields"] == {"quantity": "Must be of type integer."}
+    assert body["fields"] == {"quantity": "Must be an integer from 1 to 1000."}
     assert shopper.cart()["items"] == []
 
 

@@ -245,6 +245,11 @@ def test_the_sentences_name_the_bounds(live_server):
         "page": "Must be an integer from 1 to 10000.",
         "limit": "Must be an integer from 1 to 100.",
     }
+    # A value of another type is told the same sentence, as query text or as JSON
+    not_numbers = assert_error(agent.get(f"{API}/search", {"q": "mug", "page": "two", "limit": "1.5"}), 400,
+                               "invalid_params")
+    assert not_numbers["fields"] == {"page": "Must be an integer from 1 to 10000.",
+                                     "limit": "Must be an integer from 1 to 100."}
     agent.start_session()
     order = assert_error(agent.get(f"{API}/order/status", {"order_id": "x" * 101}), 400, "invalid_params")
     assert order["fields"] == {"order_id": "Must be at most 100 characters."}

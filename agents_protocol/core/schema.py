@@ -32,6 +32,15 @@ INTEGER_TEXT = re.compile(r"^[+-]?[0-9]{1,16}$")  # ASCII digits: \d would take 
 TRUE_TEXT, FALSE_TEXT = {"true", "1", "yes"}, {"false", "0", "no"}
 
 TYPES = ("string", "number", "integer", "boolean", "array", "object")
+# What a value of another type is told, sent as JSON or as query text alike.
+TYPE_SENTENCES = {
+    "string": "Must be text.",
+    "number": "Must be a number.",
+    "integer": "Must be an integer.",
+    "boolean": "Must be true or false.",
+    "array": "Must be an array.",
+    "object": "Must be an object.",
+}
 NUMERIC_TYPES = ("integer", "number")
 FORMATS = ("email", "uri", "date-time")
 
@@ -324,6 +333,9 @@ class CompiledParam:
         self.strip = self.type == "string" and self.min_length is not None
         self.items_validator = Draft7Validator(self.items) if self.type == "array" and self.items else None
         self.bounds_problem = self._bounds_sentence()
+        # A number's bounds sentence names its type too: "Must be an integer from 1 to 100."
+        numeric_bounds = self.bounds_problem if self.type in NUMERIC_TYPES else None
+        self.type_problem = numeric_bounds or TYPE_SENTENCES[self.type]
         self.json_schema = self._json_schema(descriptor)
         self.phrase = self._phrase()
 
@@ -333,7 +345,7 @@ class CompiledParam:
         if self.type == "integer" and isinstance(value, float) and value.is_integer():
             value = int(value)  # JSON Schema's integer: 2.0 is one (and what clients with doubles send)
         if not value_has_type(value, self.type):
-            raise ValueError(f"Must be of type {self.type}.")
+            raise ValueError(self.type_problem)
         if _contains_nul(value):
             raise ValueError("Must not contain NUL characters.")
         if self.type in NUMERIC_TYPES and abs(value) > MAX_SAFE_INTEGER:
@@ -508,26 +520,33 @@ def _from_text(descriptor, texts):
         return [_scalar_from_text(descriptor.items or {}, text) for text in texts]
     if len(texts) != 1:
         raise ValueError("Send this parameter once.")
-    return _scalar_from_text({"type": descriptor.type}, texts[0])
+    try:
+        return _scalar_from_text({"type": descriptor.type}, texts[0])
+    except NotOfType:
+        raise ValueError(compiled(descriptor).type_problem) from None
+
+
+class NotOfType(ValueError):
+    """Query or path text that is not of the declared type at all."""
 
 
 def _scalar_from_text(schema, text):
     kind = schema.get("type", "string")
     if kind == "integer":
         if not INTEGER_TEXT.match(text.strip()):
-            raise ValueError("Must be an integer.")
+            raise NotOfType(TYPE_SENTENCES["integer"])
         return int(text)
     if kind == "number":
         try:
             number = float(text)
         except ValueError:
-            raise ValueError("Must be a number.") from None
+            raise NotOfType(TYPE_SENTENCES["number"]) from None
         if not math.isfinite(number):
             raise ValueError("Must be a finite number.")
         return number
     if kind == "boolean":
         if text.lower() not in TRUE_TEXT | FALSE_TEXT:
-            raise ValueError("Must be true or false.")
+            raise NotOfType(TYPE_SENTENCES["boolean"])
         return text.lower() in TRUE_TEXT
     if kind in {"array", "object"}:
         raise ValueError(f"An {kind} cannot be sent in a query string; send a JSON body.")
