@@ -27,14 +27,22 @@ ERRORS = (
     ("400", "bad request: read `error` and `fields`, fix the parameters"),
     ("401", "session missing, invalid or expired: create a new session"),
     ("404", "unknown item or endpoint"),
+    ("403", "an MCP request from a browser page of another site: call from outside the browser"),
     ("405", "wrong method: see the `Allow` header"),
+    ("406", "an MCP request that does not accept JSON: send `Accept: application/json, text/event-stream`"),
+    ("409", "a request with this `Idempotency-Key` is still running, or the cart was just checked out: "
+     "wait `Retry-After` seconds (if given) and send it again"),
+    ("411", "a body sent chunked: send it with its `Content-Length`"),
+    ("412", "a document asked for with an `If-Match` naming another version: GET it again"),
     ("413", "body too large"),
     ("414", "path and query string too long (see **Limits**): send shorter parameters"),
     ("415", "send parameters as a JSON object with `Content-Type: application/json`"),
+    ("422", "this `Idempotency-Key` was used for another request: use a new key for a new request"),
     ("425", "the audit trail of a live session: end the session first"),
     ("429", "rate limited: wait `Retry-After` seconds"),
     ("431", "header fields too large (see **Limits**): send only the session token, `Content-Type` and `Idempotency-Key`"),
     ("500", "server error: retry with backoff (at most 3 times), quote `X-Request-ID`"),
+    ("501", "the capability is not implemented on this site: do not retry, use another"),
     ("503", "the shop's backend is down: wait `Retry-After` seconds"),
 )
 
@@ -137,7 +145,7 @@ def _auth():
         "**Auth**",
         "",
         "- `Authorization: Bearer <session_token>` (preferred)",
-        "- `X-Session-Token: <session_token>` (alternative)",
+        "- `X-Session-Token: <session_token>` or `X-Agent-Session: <session_token>` (alternatives)",
         "- Only required for capabilities with Session `yes`.",
     ])
 
