@@ -4,10 +4,22 @@ Money travels as Decimal and is written as a JSON number with its two decimals (
 which the standard library cannot do; simplejson can. NaN and Infinity are refused both
 ways: they are not JSON, and a client's parser would choke on them. (A literal beyond a double,
 1e400, decodes to infinity, which the capability schema then refuses for its parameter.)
+
+A few types JSON lacks but Django code commonly returns are written too (`written_as_json`):
+datetimes and dates, UUIDs, lazy translation text and sets. Any other type is refused, as
+before: in an answer, that is the 500 envelope.
 """
 import re
+import uuid
+from datetime import date, datetime
+from decimal import Decimal
 
 import simplejson
+from django.utils import timezone
+from django.utils.encoding import force_str
+from django.utils.functional import Promise
+
+from agents_protocol.core.formats import iso_utc
 
 JSON_MEDIA_TYPE = "application/json"
 JSON_CHARSET = "utf-8"
@@ -18,10 +30,42 @@ JSON_CONTENT_TYPE = f"{JSON_MEDIA_TYPE}; charset={JSON_CHARSET}"
 
 # Deeper bodies are refused before anything walks them recursively.
 MAX_NESTING = 32
+
+
+def written_as_json(value):
+    """The JSON value the codec writes for `value`, a type JSON lacks; TypeError for an unknown one.
+
+    The encoder calls it only for types it cannot write itself, so the common answers pay nothing.
+    A datetime is written as the app writes times (UTC, with a Z); a naive one is read in the
+    default time zone, as Django reads it when saving it to a DateTimeField. A set is written
+    sorted, so the same set is always the same JSON whatever its iteration order: texts and
+    numbers in their own order, other items by their JSON (a set of frozensets has no total order).
+    """
+    if isinstance(value, datetime):
+        aware = value if timezone.is_aware(value) else timezone.make_aware(value, timezone.get_default_timezone())
+        return iso_utc(aware)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, Promise):
+        return force_str(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=None if _naturally_ordered(value) else encode)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _naturally_ordered(items):
+    return all(isinstance(item, str) for item in items) or all(
+        isinstance(item, (int, float, Decimal)) for item in items)
+
+
 # Made once: simplejson.dumps() builds an encoder per call when given options (1.4 µs of 6).
 # Encoding keeps no state between calls, so threads share them.
-COMPACT = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-INDENTED = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, indent=2)
+COMPACT = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, separators=(",", ":"),
+                                 default=written_as_json)
+INDENTED = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, indent=2,
+                                  default=written_as_json)
 
 
 class MalformedJSON(ValueError):

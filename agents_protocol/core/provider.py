@@ -2,7 +2,8 @@
 
 The app never imports the shop; it loads the ShopProvider subclass named in
 AGENTS_PROTOCOL["PROVIDER"] and calls the methods it overrides. Each returns JSON-ready data (dicts, lists, str, int, bool,
-Decimal for money) and raises `agents_protocol.core.errors.CapabilityError` to refuse.
+Decimal for money; datetimes, dates, UUIDs, lazy text and sets are written too: core/codec.py)
+and raises `agents_protocol.core.errors.CapabilityError` to refuse.
 `context` tells who is asking and how to build absolute URLs.
 """
 from collections.abc import Callable

@@ -35,6 +35,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from nacl.secret import SecretBox
 
+from agents_protocol.core import codec
 from agents_protocol.core.conf import get_setting
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import IdempotencyRecord
@@ -110,7 +111,7 @@ def finish(claim, outcome_status, status, body):
     if outcome_status >= 500 or outcome_status in RETRYABLE_STATUSES:
         record.delete()
         return
-    sealed = claim.box.encrypt(simplejson.dumps(body, use_decimal=True).encode())
+    sealed = claim.box.encrypt(codec.encode(body))
     record.update(response_status=status, response_body=sealed)
 
 
