@@ -125,7 +125,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 401 | `session_expired` | the session's `ttl_seconds` have passed (a hard deadline from creation) | create a new session; the old one's audit trail can be fetched |
 | 401 | `session_ended` | the session was ended (DELETE, or the signing key was rotated) | create a new session |
 | 403 | `forbidden_origin` | an MCP request from a browser page of another site: its `Origin` is neither the site's nor the site profile URL's (against DNS rebinding) | call from a client outside the browser, or from the site's own origin |
-| 404 | `not_found` | no capability is served at this path (or a PactSpec skill URL names no skill) | read the endpoints from agents.json; do not guess paths |
+| 404 | `not_found` | no capability is served at this path (or a PactSpec skill URL names no skill), or the shop found nothing for what the call names | read the endpoints from agents.json; do not guess paths; check the ids the call sends |
 | 404 | `unknown_item` | no item with this id is for sale (`detail`, the cart capabilities) | find ids with `search` or `browse` |
 | 404 | `unknown_category` | *(shop)* `browse` with a category that does not exist | use one of the categories the sentence lists, or none |
 | 404 | `unknown_order` | *(shop)* `order.status` with an order id this session does not have | call `order.status` without `order_id` to list the session's orders |

@@ -2,16 +2,19 @@
 
 A provider written with the ORM hands the app datetimes, dates, UUIDs, lazy translation text
 and sets: the one codec writes them (times as the app writes its own, in UTC with a Z), and
-anything else it cannot write is still the 500 envelope.
+anything else it cannot write is still the 500 envelope. What is missing it finds with
+get_object_or_404 or Model.objects.get: a 404, never a 500.
 """
 import uuid
 from datetime import date, datetime, timezone
 
 import pytest
+from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy
 
 from agents_protocol.core import codec
 from agents_protocol.core.provider import ItemPage, ShopProvider
+from catalog.models import Category
 from tests.api_client import API, AgentClient, assert_error, ok_data
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +38,16 @@ class DjangoValuesProvider(ShopProvider):
             "sizes": frozenset({10, 2, 7}),
         }], 1)
 
+    def item_detail(self, context, *, item_id):
+        if item_id.startswith("get-"):
+            category = Category.objects.get(slug=item_id)
+        else:
+            category = get_object_or_404(Category, slug=item_id)
+        return {"id": category.slug, "name": category.name}
+
     def cart_add(self, context, *, item_id, quantity):
+        if item_id != "cup":
+            Category.objects.get(slug=item_id)
         return {"item_id": item_id, "quantity": quantity, "cart_size": 1, "line_id": uuid.uuid4(),
                 "cart": {"items": [], "subtotal": 0, "currency": "USD", "cart_size": 1}}
 
@@ -77,3 +89,18 @@ def test_a_set_is_the_same_json_whatever_its_iteration_order():
     written = codec.encode(mixed)
     assert written == b'["one",1,[2,"two"],[3]]'
     assert codec.encode(frozenset({frozenset({"b"}), frozenset({"a"})})) == b'[["a"],["b"]]'
+
+
+@pytest.mark.parametrize("item_id", ["no-such-bowl", "get-no-such-bowl"])
+def test_detail_of_an_item_the_provider_does_not_find_is_unknown_item(django_shop, item_id):
+    body = assert_error(django_shop.get(f"{API}/detail/{item_id}"), 404, "unknown_item")
+    assert item_id in body["error"]
+
+
+def test_detail_of_an_item_it_finds_is_answered(django_shop):
+    Category.objects.create(name="Bowls", slug="bowls")
+    assert ok_data(django_shop.get(f"{API}/detail/bowls")) == {"id": "bowls", "name": "Bowls"}
+
+
+def test_a_model_missing_elsewhere_is_404_not_found(django_shop):
+    assert_error(django_shop.post(f"{API}/cart/add", {"item_id": "no-such-bowl", "quantity": 1}), 404, "not_found")

@@ -1,5 +1,10 @@
 """The one error type of the agent API. Handlers and shop providers raise it; the API
 turns it into the envelope `{"ok": false, "error", "code", "fields"?}` with its status."""
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
+
+# What Django code raises for something missing (get_object_or_404, Model.objects.get): a 404.
+MISSING = (Http404, ObjectDoesNotExist)
 
 
 class CapabilityError(Exception):

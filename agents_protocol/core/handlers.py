@@ -18,7 +18,7 @@ from django.db import transaction
 
 from agents_protocol.core import handoffs
 from agents_protocol.core.capabilities import register
-from agents_protocol.core.errors import bad_request, not_found, not_implemented
+from agents_protocol.core.errors import MISSING, bad_request, not_found, not_implemented
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import money_written
 from agents_protocol.core.schema import invalid_params
@@ -101,7 +101,10 @@ def browse(call):
 @calls_provider("detail", "item_detail")
 def detail(call):
     item_id = value(call.params, "id")
-    item = ask_provider(call, "item_detail", item_id=item_id)
+    try:
+        item = ask_provider(call, "item_detail", item_id=item_id)
+    except MISSING:  # the provider's get_object_or_404: the answer a None gets
+        item = None
     if item is None:
         raise not_found(f"No product has the id {item_id!r}; use search or browse to find ids.", "unknown_item")
     return item
