@@ -3,19 +3,27 @@
 A provider written with the ORM hands the app datetimes, dates, UUIDs, lazy translation text
 and sets: the one codec writes them (times as the app writes its own, in UTC with a Z), and
 anything else it cannot write is still the 500 envelope. What is missing it finds with
-get_object_or_404 or Model.objects.get: a 404, never a 500.
+get_object_or_404 or Model.objects.get: a 404, never a 500. Its pks (ints) are answered as the
+text ids the published output schemas promise, which the official MCP client checks, and an
+item it gives no price has neither price nor currency.
 """
 import uuid
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
 
+import jsonschema
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy
 
 from agents_protocol.core import codec
-from agents_protocol.core.provider import ItemPage, ShopProvider
+from agents_protocol.core.provider import Handoff, ItemPage, ShopProvider
+from agents_protocol.documents.schemas import BUILTIN_OUTPUTS
 from catalog.models import Category
 from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.test_interop_mcp import run_in_a_loop_of_its_own
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +112,84 @@ def test_detail_of_an_item_it_finds_is_answered(django_shop):
 
 def test_a_model_missing_elsewhere_is_404_not_found(django_shop):
     assert_error(django_shop.post(f"{API}/cart/add", {"item_id": "no-such-bowl", "quantity": 1}), 404, "not_found")
+
+
+def pk_item(pk, price):
+    return {"id": pk, "name": f"Item {pk}", "price": price, "currency": "USD"}
+
+
+class IntegerIdsProvider(ShopProvider):
+    """Answers with the ORM's integer pks as ids, and None for the price of an unpriced item."""
+
+    def search(self, context, *, query, page, limit):
+        return ItemPage([pk_item(7, Decimal("12.5")), pk_item(8, None)], 2)
+
+    def browse(self, context, *, category, sort, page, limit):
+        return ItemPage([pk_item(7, Decimal("12.5"))], 1)
+
+    def item_detail(self, context, *, item_id):
+        variants = [{"id": 71, "attributes": {"size": "large"}, "price": None, "currency": "USD", "variant_of": 7}]
+        return {**pk_item(7, Decimal("12.5")), "variants": variants}
+
+    def cart_view(self, context):
+        return {"items": [{"item_id": 71, "quantity": 1, "price": Decimal("12.5"), "currency": "USD"}],
+                "subtotal": Decimal("12.5"), "currency": "USD", "cart_size": 1}
+
+    def cart_add(self, context, *, item_id, quantity):
+        return {"item_id": int(item_id), "quantity": quantity, "cart_size": 1, "cart": self.cart_view(context)}
+
+    def checkout(self, context):
+        return Handoff(context.absolute_url("/pay/42"), datetime.now(timezone.utc) + timedelta(hours=1), order_id=42)
+
+
+@pytest.fixture
+def pk_shop(settings, live_server):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.IntegerIdsProvider"}
+    agent = AgentClient(live_server.url)
+    agent.start_session(agent_name="test")
+    return agent
+
+
+def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop):
+    answers = {
+        "search": pk_shop.get(f"{API}/search", {"q": "item"}),
+        "browse": pk_shop.get(f"{API}/browse"),
+        "detail": pk_shop.get(f"{API}/detail/7"),
+        "cart.add": pk_shop.post(f"{API}/cart/add", {"item_id": "71", "quantity": 1}),
+        "cart.view": pk_shop.get(f"{API}/cart/view"),
+        "checkout": pk_shop.post(f"{API}/checkout"),
+    }
+    data = {name: ok_data(answer) for name, answer in answers.items()}
+    for name, answer in data.items():
+        jsonschema.validate(answer, BUILTIN_OUTPUTS[name])
+    assert [item["id"] for item in data["search"]["results"]] == ["7", "8"]
+    assert data["browse"]["items"][0]["id"] == "7"
+    assert (data["detail"]["id"], data["detail"]["variants"][0]["id"]) == ("7", "71")
+    assert data["detail"]["variants"][0]["variant_of"] == "7"
+    assert (data["cart.add"]["item_id"], data["cart.add"]["cart"]["items"][0]["item_id"]) == ("71", "71")
+    assert data["cart.view"]["items"][0]["item_id"] == "71"
+    assert data["checkout"]["order_id"] == "42"
+
+
+def test_an_unpriced_item_has_neither_price_nor_currency(pk_shop):
+    priced, unpriced = ok_data(pk_shop.get(f"{API}/search", {"q": "item"}))["results"]
+    assert (priced["price"], priced["currency"]) == (12.5, "USD")
+    assert unpriced == {"id": "8", "name": "Item 8"}
+    [variant] = ok_data(pk_shop.get(f"{API}/detail/7"))["variants"]
+    assert "price" not in variant and "currency" not in variant
+
+
+async def call_tools_with_the_official_client(url):
+    async with streamable_http_client(url) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            found = await session.call_tool("search", {"q": "item"})
+            detail = await session.call_tool("detail", {"id": "7"})
+            added = await session.call_tool("cart.add", {"item_id": found.structured_content["results"][0]["id"]})
+    return found, detail, added
+
+
+def test_the_official_mcp_client_takes_the_answers_and_an_id_goes_back_into_cart_add(pk_shop, live_server):
+    found, detail, added = run_in_a_loop_of_its_own(call_tools_with_the_official_client(f"{live_server.url}/mcp"))
+    assert not found.is_error and not detail.is_error and not added.is_error, added.content
+    assert added.structured_content["item_id"] == "7"

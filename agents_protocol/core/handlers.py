@@ -30,6 +30,8 @@ HANDOFF_MESSAGE = (
 
 
 REQUIRED = "This parameter is required."
+# Where the answers of the built-in capabilities carry an id (an item's, a cart line's, a variant's parent).
+ID_KEYS = ("id", "item_id", "variant_of")
 
 
 def calls_provider(capability, method_name, *, changes=False):
@@ -83,11 +85,63 @@ def paging(params):
     return page, limit
 
 
+def text_id(value):
+    """An id as the published schemas promise ids, text: a Django pk (an int) becomes its digits,
+    so an agent can send it back where an id is a string parameter."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def with_text_ids(answer):
+    """`answer` (a dict of the provider) with its ids among ID_KEYS as text, rewritten in place."""
+    for key in ID_KEYS:
+        if key in answer:
+            answer[key] = text_id(answer[key])
+    return answer
+
+
+def published_items(items):
+    """The items of a search or browse page, each as published_item writes it."""
+    return [published_item(item) for item in items]
+
+
+def published_item(item):
+    """An item of search, browse or detail (and each of its variants) as the published output
+    schemas say it: ids as text, and no price nor currency when the shop gives it no price (as
+    contrib/oscar omits them for a product its strategy does not price). Anything but a dict
+    is left to the codec, as the provider returned it."""
+    if not isinstance(item, dict):
+        return item
+    with_text_ids(item)
+    if "price" in item and item["price"] is None:
+        del item["price"]
+        item.pop("currency", None)
+    if isinstance(item.get("variants"), list):
+        item["variants"] = published_items(item["variants"])
+    return item
+
+
+def published_cart(cart):
+    """A cart (cart.view, or in a line change) with the ids of its lines as text."""
+    if isinstance(cart, dict) and isinstance(cart.get("items"), list):
+        for line in cart["items"]:
+            if isinstance(line, dict):
+                with_text_ids(line)
+    return cart
+
+
+def published_line_change(answer):
+    """What cart.add, cart.update and cart.remove answer, with its ids (and its cart's) as text."""
+    if isinstance(answer, dict):
+        with_text_ids(answer)
+        published_cart(answer.get("cart"))
+    return answer
+
+
 @calls_provider("search", "search")
 def search(call):
     page, limit = paging(call.params)
     found = ask_provider(call, "search", query=value(call.params, "q"), page=page, limit=limit)
-    return {"results": found.items, "total": found.total, "page": page, "limit": limit}
+    return {"results": published_items(found.items), "total": found.total, "page": page, "limit": limit}
 
 
 @calls_provider("browse", "browse")
@@ -95,7 +149,7 @@ def browse(call):
     category = call.params.get("category") or None
     page, limit = paging(call.params)
     found = ask_provider(call, "browse", category=category, sort=value(call.params, "sort"), page=page, limit=limit)
-    return {"items": found.items, "total": found.total, "page": page, "limit": limit}
+    return {"items": published_items(found.items), "total": found.total, "page": page, "limit": limit}
 
 
 @calls_provider("detail", "item_detail")
@@ -107,29 +161,31 @@ def detail(call):
         item = None
     if item is None:
         raise not_found(f"No product has the id {item_id!r}; use search or browse to find ids.", "unknown_item")
-    return item
+    return published_item(item)
 
 
 @calls_provider("cart.add", "cart_add", changes=True)
 def cart_add(call):
     params = call.params
-    return ask_provider(call, "cart_add", item_id=value(params, "item_id"), quantity=value(params, "quantity"))
+    return published_line_change(
+        ask_provider(call, "cart_add", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
 
 
 @calls_provider("cart.view", "cart_view")
 def cart_view(call):
-    return ask_provider(call, "cart_view")
+    return published_cart(ask_provider(call, "cart_view"))
 
 
 @calls_provider("cart.update", "cart_update", changes=True)
 def cart_update(call):
     params = call.params
-    return ask_provider(call, "cart_update", item_id=value(params, "item_id"), quantity=value(params, "quantity"))
+    return published_line_change(
+        ask_provider(call, "cart_update", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
 
 
 @calls_provider("cart.remove", "cart_remove", changes=True)
 def cart_remove(call):
-    return ask_provider(call, "cart_remove", item_id=value(call.params, "item_id"))
+    return published_line_change(ask_provider(call, "cart_remove", item_id=value(call.params, "item_id")))
 
 
 @calls_provider("checkout", "checkout", changes=True)
@@ -139,7 +195,7 @@ def checkout(call):
         "checkout_url": handoff.checkout_url,
         "human_handoff": True,
         "expires_at": iso_utc(handoff.expires_at),
-        "order_id": handoffs.agent_order_id(call.context.session, handoff),
+        "order_id": text_id(handoffs.agent_order_id(call.context.session, handoff)),
         "message": HANDOFF_MESSAGE,
     }
     if handoff.notices:
