@@ -8,15 +8,15 @@ text ids the published output schemas promise, which the official MCP client che
 item it gives no price has neither price nor currency.
 """
 import uuid
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import jsonschema
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 
 from agents_protocol.core import codec
 from agents_protocol.core.provider import Handoff, ItemPage, ShopProvider
@@ -38,7 +38,7 @@ class DjangoValuesProvider(ShopProvider):
             return ItemPage([{"id": "cup", "name": "Cup", "maker": object()}], 1)
         return ItemPage([{
             "id": "cup", "name": gettext_lazy("Cup"),
-            "listed_at": datetime(2026, 11, 22, 10, 0, 5, 123, tzinfo=timezone.utc),
+            "listed_at": datetime(2026, 11, 22, 10, 0, 5, 123, tzinfo=UTC),
             "restocked_at": datetime(2026, 7, 1, 12, 0),  # naive: USE_TZ=False, or a careless default
             "available_from": date(2026, 12, 1),
             "sku": ORDER_UUID,
@@ -139,7 +139,7 @@ class IntegerIdsProvider(ShopProvider):
         return {"item_id": int(item_id), "quantity": quantity, "cart_size": 1, "cart": self.cart_view(context)}
 
     def checkout(self, context):
-        return Handoff(context.absolute_url("/pay/42"), datetime.now(timezone.utc) + timedelta(hours=1), order_id=42)
+        return Handoff(context.absolute_url("/pay/42"), datetime.now(UTC) + timedelta(hours=1), order_id=42)
 
 
 @pytest.fixture
@@ -180,12 +180,11 @@ def test_an_unpriced_item_has_neither_price_nor_currency(pk_shop):
 
 
 async def call_tools_with_the_official_client(url):
-    async with streamable_http_client(url) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            found = await session.call_tool("search", {"q": "item"})
-            detail = await session.call_tool("detail", {"id": "7"})
-            added = await session.call_tool("cart.add", {"item_id": found.structured_content["results"][0]["id"]})
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        found = await session.call_tool("search", {"q": "item"})
+        detail = await session.call_tool("detail", {"id": "7"})
+        added = await session.call_tool("cart.add", {"item_id": found.structured_content["results"][0]["id"]})
     return found, detail, added
 
 
