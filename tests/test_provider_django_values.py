@@ -192,3 +192,32 @@ def test_the_official_mcp_client_takes_the_answers_and_an_id_goes_back_into_cart
     found, detail, added = run_in_a_loop_of_its_own(call_tools_with_the_official_client(f"{live_server.url}/mcp"))
     assert not found.is_error and not detail.is_error and not added.is_error, added.content
     assert added.structured_content["item_id"] == "7"
+
+
+class WideAmountsProvider(ShopProvider):
+    """Prices as wide as a DecimalField holds, and one that is no number."""
+
+    def search(self, context, *, query, page, limit):
+        price = {"wide": Decimal("1e30"), "float": 1.5e300, "nan": Decimal("NaN"), "inf": float("inf")}[query]
+        return ItemPage([pk_item("cup", Decimal("2.5")), pk_item("odd", price)], 2)
+
+
+@pytest.fixture
+def wide_shop(settings, live_server):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.WideAmountsProvider"}
+    agent = AgentClient(live_server.url)
+    agent.start_session(agent_name="test")
+    return agent
+
+
+def test_an_amount_wider_than_the_default_decimal_context_is_written_to_its_cent(wide_shop):
+    response = wide_shop.get(f"{API}/search", {"q": "wide"})
+    assert '"price":1000000000000000000000000000000.00,' in response.text
+    response = wide_shop.get(f"{API}/search", {"q": "float"})
+    assert f'"price":{Decimal(repr(1.5e300)):f}.00,' in response.text
+
+
+@pytest.mark.parametrize("query", ["nan", "inf"])
+def test_a_price_that_is_no_number_is_a_500_whose_log_names_the_item(wide_shop, caplog, query):
+    assert_error(wide_shop.get(f"{API}/search", {"q": query}), 500, "internal_error")
+    assert "The provider gave item 'odd' a price of" in caplog.text

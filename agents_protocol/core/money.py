@@ -6,9 +6,10 @@ BHD), rounding half up, before the codec writes it. The amounts are the values o
 in the built-in capabilities' answers that have a currency: the `currency` key of the same
 object or of the nearest object around it (a search answer's `total` is a count: no currency
 around it). A code ISO 4217 does not know, or gives no minor unit (XAU), gets two decimals.
+An amount that is not finite (NaN, Infinity) is the provider's error: NotMoney, a 500 whose
+log names the amount and its item.
 """
-import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from functools import lru_cache
 
 from iso4217 import Currency
@@ -16,6 +17,14 @@ from iso4217 import Currency
 MONEY_KEYS = frozenset({"price", "subtotal", "total", "line_total", "unit_price", "amount", "tax", "shipping",
                         "discount"})
 DEFAULT_MINOR_UNITS = 2
+# Wide enough for any amount a DecimalField holds (PostgreSQL declares at most 1000 digits, MySQL 65,
+# Oracle 38; SQLite keeps a float, at most 309) with any currency's decimals, and independent of the
+# thread's decimal context, which the default context's 28 digits would refuse to quantize (1e30).
+MONEY_CONTEXT = Context(prec=1010)
+
+
+class NotMoney(ValueError):
+    """An amount the provider returned that cannot be written as money."""
 
 
 @lru_cache(maxsize=256)
@@ -33,7 +42,7 @@ def as_money(amount, currency):
 
     A float is read through its shortest repr (9.999 is Decimal("9.999"), not the binary value).
     """
-    return _decimal(amount).quantize(_quantum(currency), ROUND_HALF_UP)  # positional: a third cheaper
+    return _decimal(amount).quantize(_quantum(currency), ROUND_HALF_UP, MONEY_CONTEXT)  # positional: a third cheaper
 
 
 def money_written(data, currency=None):
@@ -48,8 +57,8 @@ def money_written(data, currency=None):
         for key, value in data.items():
             if isinstance(value, (dict, list)):
                 money_written(value, currency)
-            elif key in MONEY_KEYS and currency is not None and _is_amount(value):
-                data[key] = as_money(value, currency)
+            elif key in MONEY_KEYS and currency is not None and _is_number(value):
+                data[key] = _money_of(data, key, value, currency)
     elif isinstance(data, list):
         for item in data:
             if isinstance(item, (dict, list)):
@@ -68,7 +77,19 @@ def _quantum(currency):
     return Decimal(1).scaleb(-minor_units(currency))
 
 
-def _is_amount(value):
-    if isinstance(value, Decimal):
-        return value.is_finite()
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def _money_of(data, key, amount, currency):
+    """`amount` as money, or NotMoney naming it and its item (a NaN quantizes to NaN, Infinity raises)."""
+    try:
+        money = as_money(amount, currency)
+    except InvalidOperation:
+        money = None
+    if money is None or money.is_nan():
+        item = data.get("id", data.get("item_id"))
+        where = "the answer" if item is None else f"item {item!r}"
+        raise NotMoney(f"The provider gave {where} a {key} of {amount!r}, which is no amount of money "
+                       f"(not finite, or wider than a DecimalField holds).")
+    return money
+
+
+def _is_number(value):
+    return isinstance(value, (Decimal, int, float)) and not isinstance(value, bool)
