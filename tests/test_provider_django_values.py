@@ -10,6 +10,7 @@ item it gives no price has neither price nor currency.
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from http import HTTPStatus
 
 import jsonschema
 import pytest
@@ -19,6 +20,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from agents_protocol.core import codec
+from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.provider import Handoff, ItemPage, ShopProvider
 from agents_protocol.documents.schemas import BUILTIN_OUTPUTS
 from catalog.models import Category
@@ -221,3 +223,61 @@ def test_an_amount_wider_than_the_default_decimal_context_is_written_to_its_cent
 def test_a_price_that_is_no_number_is_a_500_whose_log_names_the_item(wide_shop, caplog, query):
     assert_error(wide_shop.get(f"{API}/search", {"q": query}), 500, "internal_error")
     assert "The provider gave item 'odd' a price of" in caplog.text
+
+
+HANDOFFS = {
+    "naive expiry": {"expires_at": datetime(2026, 12, 1, 12, 0)},
+    "expiry as text": {"expires_at": "2026-12-01T12:00:00Z"},
+    "relative url": {"checkout_url": "/pay/42"},
+    "javascript url": {"checkout_url": "javascript:alert(1)"},
+}
+REFUSAL_STATUSES = {"status 200": 200, "status 999": 999, "status as text": "404"}
+
+
+class CarelessRefusalsProvider(ShopProvider):
+    """Refuses and hands off as a shop's code might get wrong, by the contact message it is given."""
+
+    def contact(self, context, *, name, email, message):
+        raise CapabilityError(REFUSAL_STATUSES[message], "sold_out", "Nothing left.")
+
+    def checkout(self, context):
+        handoff = {"checkout_url": context.absolute_url("/pay/42"),
+                   "expires_at": datetime.now(UTC) + timedelta(hours=1), "notices": "The cup costs more now."}
+        return Handoff(**{**handoff, **HANDOFFS.get(context.session.purpose, {})}, order_id="42")
+
+
+@pytest.fixture
+def careless_shop(settings, live_server):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.CarelessRefusalsProvider"}
+    return live_server.url
+
+
+@pytest.mark.parametrize("status", REFUSAL_STATUSES)
+def test_a_refusal_with_a_status_that_is_no_http_error_is_the_500_envelope(careless_shop, status):
+    agent = AgentClient(careless_shop)
+    agent.start_session(agent_name="test")
+    contact = {"name": "Ann", "email": "ann@example.com", "message": status}
+    assert_error(agent.post(f"{API}/contact", contact), 500, "internal_error")
+
+
+def test_a_notice_given_as_one_string_is_one_notice(careless_shop):
+    agent = AgentClient(careless_shop)
+    agent.start_session(agent_name="test")
+    assert ok_data(agent.post(f"{API}/checkout"))["notices"] == ["The cup costs more now."]
+
+
+@pytest.mark.parametrize("mistake", HANDOFFS)
+def test_a_handoff_without_an_aware_expiry_or_an_absolute_url_is_the_500_envelope(careless_shop, mistake):
+    agent = AgentClient(careless_shop)
+    agent.start_session(agent_name="test", purpose=mistake)
+    assert_error(agent.post(f"{API}/checkout"), 500, "internal_error")
+
+
+def test_a_capability_error_takes_an_http_status_of_the_standard_librarys_enum_too():
+    assert CapabilityError(HTTPStatus.CONFLICT, "sold_out", "Nothing left.").status == 409
+
+
+def test_a_shop_without_time_zones_hands_off_with_its_naive_datetimes(settings):
+    settings.USE_TZ = False
+    handoff = Handoff("https://shop.example/pay/42", datetime(2026, 12, 1, 12, 0), order_id="42")
+    assert handoff.expires_at.tzinfo is None

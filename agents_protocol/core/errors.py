@@ -7,8 +7,15 @@ from django.http import Http404
 MISSING = (Http404, ObjectDoesNotExist)
 
 
+# A refusal's status: an HTTP error, or the 308 that sends an agent to HTTPS (http/middleware.py).
+REFUSAL_STATUSES = frozenset({308, *range(400, 600)})
+
+
 class CapabilityError(Exception):
     def __init__(self, status, code, message, fields=None, headers=None):
+        if not isinstance(status, int) or status not in REFUSAL_STATUSES:
+            # Raised where a provider makes one: it becomes the 500 envelope, never a 200 refusal or an HTML page.
+            raise ValueError(f"A CapabilityError's status is an HTTP error status, 400 to 599, not {status!r}.")
         super().__init__(message)
         self.status = status
         self.code = code

@@ -8,10 +8,14 @@ and raises `agents_protocol.core.errors.CapabilityError` to refuse.
 """
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.signals import setting_changed
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from agents_protocol.core.conf import get_setting
@@ -67,11 +71,27 @@ class Handoff:
     expires_at: Any
     order_id: str | None = None
     reference: str | None = None
-    notices: tuple[str, ...] = ()  # sentences for the agent, e.g. a price that changed since it was added
+    notices: tuple[str, ...] = ()  # sentences for the agent, e.g. a price that changed since it was added; a str is one
 
     def __post_init__(self):
         if (self.order_id is None) == (self.reference is None):
             raise ValueError("A Handoff carries either the shop's order_id or its handoff reference.")
+        if not is_absolute_http_url(self.checkout_url):
+            raise ValueError(f"A Handoff's checkout_url is an absolute http or https URL (context.absolute_url(path) "
+                             f"makes one), not {self.checkout_url!r}.")
+        # Naive datetimes are what a shop with USE_TZ = False has; with it on, a naive one is a mistake.
+        if not isinstance(self.expires_at, datetime) or (settings.USE_TZ and timezone.is_naive(self.expires_at)):
+            raise ValueError(f"A Handoff's expires_at is an aware datetime, e.g. timezone.now() + a timedelta, "
+                             f"not {self.expires_at!r}.")
+        if isinstance(self.notices, str):
+            object.__setattr__(self, "notices", (self.notices,))  # one sentence, not its characters
+
+
+def is_absolute_http_url(url):
+    if not isinstance(url, str):
+        return False
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 class ShopProvider:
