@@ -18,7 +18,13 @@ from django.db import transaction
 
 from agents_protocol.core import handoffs
 from agents_protocol.core.capabilities import register
-from agents_protocol.core.errors import MISSING, bad_request, not_found, not_implemented
+from agents_protocol.core.errors import (
+    MISSING,
+    CapabilityError,
+    bad_request,
+    not_found,
+    not_implemented,
+)
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import money_written
 from agents_protocol.core.schema import invalid_params
@@ -56,12 +62,24 @@ def calls_provider(capability, method_name, *, changes=False):
     return register_handler
 
 
+class NothingThere(CapabilityError):
+    """The provider said, the way Django code does (get_object_or_404, Model.objects.get), that
+    what the call names does not exist."""
+
+    def __init__(self):
+        super().__init__(404, "not_found", "Nothing the request names exists on this site; check the ids it sends.")
+
+
 def ask_provider(call, method_name, **arguments):
-    """The provider's `method_name` called with `arguments` by keyword; 501 when it has none."""
+    """The provider's `method_name` called with `arguments` by keyword; 501 when it has none, and
+    404 NothingThere when it raises Http404 or a model's DoesNotExist."""
     method = getattr(call.provider, method_name, None)
     if not callable(method):
         raise not_implemented(call.name)
-    return method(call.context, **arguments)
+    try:
+        return method(call.context, **arguments)
+    except MISSING:
+        raise NothingThere() from None
 
 
 def value(params, name):
@@ -157,7 +175,7 @@ def detail(call):
     item_id = value(call.params, "id")
     try:
         item = ask_provider(call, "item_detail", item_id=item_id)
-    except MISSING:  # the provider's get_object_or_404: the answer a None gets
+    except NothingThere:  # the provider's get_object_or_404: the answer a None gets
         item = None
     if item is None:
         raise not_found(f"No product has the id {item_id!r}; use search or browse to find ids.", "unknown_item")

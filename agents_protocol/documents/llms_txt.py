@@ -27,9 +27,7 @@ ERRORS = (
     ("400", "bad request: read `error` and `fields`, fix the parameters"),
     ("401", "session missing, invalid or expired: create a new session"),
     ("404", "unknown item or endpoint"),
-    ("403", "an MCP request from a browser page of another site: call from outside the browser"),
     ("405", "wrong method: see the `Allow` header"),
-    ("406", "an MCP request that does not accept JSON: send `Accept: application/json, text/event-stream`"),
     ("409", "a request with this `Idempotency-Key` is still running, or the cart was just checked out: "
      "wait `Retry-After` seconds (if given) and send it again"),
     ("411", "a body sent chunked: send it with its `Content-Length`"),
@@ -44,6 +42,11 @@ ERRORS = (
     ("500", "server error: retry with backoff (at most 3 times), quote `X-Request-ID`"),
     ("501", "the capability is not implemented on this site: do not retry, use another"),
     ("503", "the shop's backend is down: wait `Retry-After` seconds"),
+)
+# Listed while the MCP server is on.
+MCP_ERRORS = (
+    ("403", "an MCP request from a browser page of another site: call from outside the browser"),
+    ("406", "an MCP request that does not accept JSON: send `Accept: application/json, text/event-stream`"),
 )
 
 
@@ -67,7 +70,7 @@ def build_llms_txt(config, origin):
         blocks.append(config.site.agent_notes.strip())
     if config.audit.enabled:
         blocks.append(_audit(config))
-    blocks += [_errors(), _links(config, base)]
+    blocks += [_errors(config), _links(config, base)]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -185,9 +188,10 @@ def _audit(config):
     )
 
 
-def _errors():
+def _errors(config):
+    errors = sorted(ERRORS + MCP_ERRORS) if config.mcp.enabled else ERRORS
     lines = ["**Error handling**", ""]
-    lines += [f"- {status}: {meaning}" for status, meaning in ERRORS]
+    lines += [f"- {status}: {meaning}" for status, meaning in errors]
     return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ from django.db import InterfaceError, OperationalError
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from agents_protocol.core.errors import MISSING, CapabilityError, envelope_of, not_found
+from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http import routing
 from agents_protocol.http.parsers import unsupported_media_type
 
@@ -42,8 +42,6 @@ def refusal_for(exc, request_id="-"):
         return method_not_allowed(exc.allowed)
     if isinstance(exc, routing.RouteNotFound):
         return CapabilityError(404, "not_found", "No capability is served at this path; see /.well-known/agents.json.")
-    if isinstance(exc, MISSING):  # a provider's get_object_or_404 or Model.objects.get
-        return not_found("Nothing the request names exists on this site; check the ids it sends.")
     if isinstance(exc, drf.Throttled):
         return throttled(exc)
     if isinstance(exc, drf.UnsupportedMediaType):
