@@ -101,10 +101,13 @@ async def shop_as_an_mcp_client(url):
                 refused = await session.call_tool("cart.add", {"item_id": "nope"})
                 cart = await session.call_tool("cart.view", {})
                 checkout = await session.call_tool("checkout", {})
+                orders = await session.call_tool("order.status", {})
+                order = await session.call_tool("order.status", {"order_id": checkout.structured_content["order_id"]})
         # Leaving streamable_http_client sent DELETE with the Mcp-Session-Id.
     return {
         "initialized": initialized, "tools": listed.tools, "search": found, "detail": detail, "added": added,
-        "refused": refused, "cart": cart, "checkout": checkout, "session_id": seen_session_ids[0],
+        "refused": refused, "cart": cart, "checkout": checkout, "orders": orders, "order": order,
+        "session_id": seen_session_ids[0],
     }
 
 
@@ -137,6 +140,9 @@ def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail
     handoff = run["checkout"].structured_content
     assert handoff["human_handoff"] is True and handoff["checkout_url"].startswith(f"{shop}/checkout/")
     assert requests.get(handoff["checkout_url"], timeout=TIMEOUT).status_code == 200  # the human's page
+    # order.status has an outputSchema too, which the SDK checked both answers against
+    assert [o["order_id"] for o in run["orders"].structured_content["orders"]] == [handoff["order_id"]]
+    assert run["order"].structured_content["status"] == "pending"
 
     session = AgentSession.objects.get()
     assert (session.agent_name, session.agent_version) == (CLIENT["name"], CLIENT["version"])
@@ -148,7 +154,7 @@ def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail
     assert [(e["capability"], e["policy_result"]) for e in trail["events"]] == [
         ("session.create", "allow"), ("search", "allow"), ("detail", "allow"), ("cart.add", "allow"),
         ("cart.add", "deny:unknown_item"), ("cart.view", "allow"), ("checkout", "allow"),
-        ("session.end", "allow:ended:deleted"),
+        ("order.status", "allow"), ("order.status", "allow"), ("session.end", "allow:ended:deleted"),
     ]
     assert trail["events"][0]["params"]["agent_name"] == CLIENT["name"]
     assert {e["path"] for e in trail["events"][:-1]} == {"/mcp"}
@@ -181,7 +187,7 @@ def test_one_tool_per_enabled_capability_with_the_published_schemas_and_annotati
         if "outputSchema" in tool:
             assert tool["outputSchema"] == skill["outputSchema"] and tool["outputSchema"]["type"] == "object"
     assert {name for name, tool in tools.items() if "outputSchema" in tool} >= {
-        "search", "browse", "detail", "cart.add", "cart.view", "checkout"}
+        "search", "browse", "detail", "cart.add", "cart.view", "checkout", "order.status"}
 
 
 def test_a_capability_disabled_in_admin_is_gone_from_the_next_tools_list(shop, admin_client):

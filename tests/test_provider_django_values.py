@@ -143,6 +143,10 @@ class IntegerIdsProvider(ShopProvider):
     def checkout(self, context):
         return Handoff(context.absolute_url("/pay/42"), datetime.now(UTC) + timedelta(hours=1), order_id=42)
 
+    def order_status(self, context, *, order_id):
+        order = {"order_id": 42, "status": "pending"}
+        return order if order_id is not None else {"orders": [order]}
+
 
 @pytest.fixture
 def pk_shop(settings, live_server):
@@ -160,6 +164,7 @@ def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop
         "cart.add": pk_shop.post(f"{API}/cart/add", {"item_id": "71", "quantity": 1}),
         "cart.view": pk_shop.get(f"{API}/cart/view"),
         "checkout": pk_shop.post(f"{API}/checkout"),
+        "order.status": pk_shop.get(f"{API}/order/status"),
     }
     data = {name: ok_data(answer) for name, answer in answers.items()}
     for name, answer in data.items():
@@ -171,6 +176,10 @@ def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop
     assert (data["cart.add"]["item_id"], data["cart.add"]["cart"]["items"][0]["item_id"]) == ("71", "71")
     assert data["cart.view"]["items"][0]["item_id"] == "71"
     assert data["checkout"]["order_id"] == "42"
+    assert data["order.status"]["orders"][0]["order_id"] == "42"
+    one = ok_data(pk_shop.get(f"{API}/order/status", {"order_id": "42"}))
+    jsonschema.validate(one, BUILTIN_OUTPUTS["order.status"])
+    assert one["order_id"] == "42"
 
 
 def test_an_unpriced_item_has_neither_price_nor_currency(pk_shop):

@@ -231,11 +231,22 @@ def order_status(call):
         handed_off = handoffs.session_handoffs(session)
         if handed_off:
             return {"orders": [handoff_status(call, handoff) for handoff in handed_off]}
-        return ask_provider(call, "order_status", order_id=None)
+        return published_orders(ask_provider(call, "order_status", order_id=None))
     handoff = handoffs.session_handoff(session, order_id)
     if handoff is None:
-        return ask_provider(call, "order_status", order_id=order_id)
+        return published_orders(ask_provider(call, "order_status", order_id=order_id))
     return handoff_status(call, handoff)
+
+
+def published_orders(answer):
+    """order.status as the published output schema says it: order ids as text, in the one order
+    or in each of the list."""
+    if isinstance(answer, dict):
+        orders = answer.get("orders")
+        for order in orders if isinstance(orders, list) else [answer]:
+            if isinstance(order, dict) and "order_id" in order:
+                order["order_id"] = text_id(order["order_id"])
+    return answer
 
 
 def handoff_status(call, handoff):

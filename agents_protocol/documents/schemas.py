@@ -84,6 +84,20 @@ HANDOFF = {
         },
     },
 }
+ORDER_PROPERTIES = {
+    "order_id": {"type": "string", "description": "The id checkout answered"},
+    "status": {"type": "string", "description": "pending, confirmed, declined, expired or cancelled"},
+}
+ORDER_STATUS = {
+    "type": "object",
+    "description": "The session's orders, newest first; with order_id, that one order",
+    "properties": {
+        "orders": {"type": "array", "items": {"type": "object", "required": ["order_id", "status"],
+                                              "properties": ORDER_PROPERTIES}},
+        **ORDER_PROPERTIES,
+    },
+    "anyOf": [{"required": ["orders"]}, {"required": ["order_id", "status"]}],
+}
 BUILTIN_OUTPUTS = {
     "search": {
         "type": "object",
@@ -101,6 +115,7 @@ BUILTIN_OUTPUTS = {
     "cart.update": CART_LINE_CHANGE,
     "cart.remove": CART_LINE_CHANGE,
     "checkout": HANDOFF,
+    "order.status": ORDER_STATUS,
     "contact": {
         "type": "object",
         "description": "The shop's acknowledgement",
