@@ -24,6 +24,11 @@ from catalog import selectors as catalog_selectors
 from .models import ContactMessage
 
 LOW_STOCK = 5
+# What checkout tells the agent to do with the link: this shop's page asks for contact and shipping details.
+HANDOFF_MESSAGE = (
+    "Give this link to your human to review the cart, enter contact and shipping details and pay. "
+    "Do not open it yourself."
+)
 
 
 @contextmanager
@@ -218,7 +223,7 @@ class AcmeProvider(ShopProvider):
                 in_same_transaction=context.record_change,
             )
         url = context.absolute_url(reverse("cart:handoff", kwargs={"token": token}))
-        return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.number,
+        return Handoff(checkout_url=url, expires_at=order.expires_at, order_id=order.number, message=HANDOFF_MESSAGE,
                        notices=tuple(price_change_notice(order, *change) for change in cart_selectors.price_changes(order)))
 
     def order_status(self, context: CallContext, order_id):

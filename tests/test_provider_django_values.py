@@ -25,6 +25,7 @@ from agents_protocol.core.provider import Handoff, ItemPage, ShopProvider
 from agents_protocol.documents.schemas import BUILTIN_OUTPUTS
 from catalog.models import Category
 from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.factories import make_product
 from tests.test_interop_mcp import run_in_a_loop_of_its_own
 
 pytestmark = pytest.mark.django_db
@@ -272,7 +273,18 @@ def test_a_refusal_with_a_status_that_is_no_http_error_is_the_500_envelope(carel
 def test_a_notice_given_as_one_string_is_one_notice(careless_shop):
     agent = AgentClient(careless_shop)
     agent.start_session(agent_name="test")
-    assert ok_data(agent.post(f"{API}/checkout"))["notices"] == ["The cup costs more now."]
+    handoff = ok_data(agent.post(f"{API}/checkout"))
+    assert handoff["notices"] == ["The cup costs more now."]
+    # A shop that says nothing else about its page gets the default message, which promises no shipping step
+    assert handoff["message"] == "Give this link to your human to review the order and pay. Do not open it yourself."
+
+
+def test_the_demo_shop_tells_the_agent_what_its_page_asks_for(live_server):
+    make_product(public_id="cup")
+    agent = AgentClient(live_server.url)
+    agent.start_session(agent_name="test")
+    ok_data(agent.post(f"{API}/cart/add", {"item_id": "cup"}))
+    assert "enter contact and shipping details" in ok_data(agent.post(f"{API}/checkout"))["message"]
 
 
 @pytest.mark.parametrize("mistake", HANDOFFS)

@@ -29,12 +29,6 @@ from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import money_written
 from agents_protocol.core.schema import invalid_params
 
-HANDOFF_MESSAGE = (
-    "Give this link to your human to review the cart, enter contact and shipping details and pay. "
-    "Do not open it yourself."
-)
-
-
 REQUIRED = "This parameter is required."
 # Where the answers of the built-in capabilities carry an id (an item's, a cart line's, a variant's parent).
 ID_KEYS = ("id", "item_id", "variant_of")
@@ -214,7 +208,7 @@ def checkout(call):
         "human_handoff": True,
         "expires_at": iso_utc(handoff.expires_at),
         "order_id": text_id(handoffs.agent_order_id(call.context.session, handoff)),
-        "message": HANDOFF_MESSAGE,
+        "message": handoff.message,
     }
     if handoff.notices:
         answer["notices"] = list(handoff.notices)

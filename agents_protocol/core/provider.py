@@ -60,6 +60,9 @@ class ItemPage:
     total: int
 
 
+DEFAULT_HANDOFF_MESSAGE = "Give this link to your human to review the order and pay. Do not open it yourself."
+
+
 @dataclass(frozen=True)
 class Handoff:
     """What a checkout returns: where the human goes (absolute URL), until when, and either the
@@ -72,6 +75,7 @@ class Handoff:
     order_id: str | None = None
     reference: str | None = None
     notices: tuple[str, ...] = ()  # sentences for the agent, e.g. a price that changed since it was added; a str is one
+    message: str = DEFAULT_HANDOFF_MESSAGE  # what the agent is told to do with the link
 
     def __post_init__(self):
         if (self.order_id is None) == (self.reference is None):
