@@ -29,6 +29,19 @@ def env_bool(name, default=False):
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_int(name, default, minimum):
+    """An integer from the environment; ImproperlyConfigured for one below `minimum` (a negative
+    retention would prune orders whose links still work) or for text that is no integer."""
+    text = os.environ.get(name, str(default))
+    try:
+        value = int(text)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, not {text!r}.") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value}.")
+    return value
+
+
 def env_list(name, default):
     value = os.environ.get(name)
     if value is None:
@@ -249,15 +262,15 @@ SHOP_CONTACT_EMAIL = os.environ.get("SHOP_CONTACT_EMAIL", "support@acmeceramics.
 
 # The shop's own rules.
 SHOP_CURRENCY = "USD"
-CART_MAX_QUANTITY = int(os.environ.get("CART_MAX_QUANTITY", "20"))
+CART_MAX_QUANTITY = env_int("CART_MAX_QUANTITY", 20, minimum=1)
 CATALOG_PAGE_SIZE = 12
-CHECKOUT_TTL_SECONDS = int(os.environ.get("CHECKOUT_TTL_SECONDS", "1800"))
+CHECKOUT_TTL_SECONDS = env_int("CHECKOUT_TTL_SECONDS", 1800, minimum=1)
 # What `manage.py shop_prune` keeps (docs/deploy.md, "Upkeep"): closed orders and contact messages.
-ORDER_RETENTION_DAYS = int(os.environ.get("ORDER_RETENTION_DAYS", "90"))
-CONTACT_RETENTION_DAYS = int(os.environ.get("CONTACT_RETENTION_DAYS", "90"))
+ORDER_RETENTION_DAYS = env_int("ORDER_RETENTION_DAYS", 90, minimum=1)
+CONTACT_RETENTION_DAYS = env_int("CONTACT_RETENTION_DAYS", 90, minimum=1)
 # How many products the searches, browse pages and product reads each worker keeps while the
 # catalog is unchanged hold between them (catalog/read_cache.py); 0 turns the cache off.
-CATALOG_READ_CACHE_SIZE = int(os.environ.get("CATALOG_READ_CACHE_SIZE", "10000"))
+CATALOG_READ_CACHE_SIZE = env_int("CATALOG_READ_CACHE_SIZE", 10000, minimum=0)
 SHOP_PAYMENT_BACKEND = "cart.payments.DemoPaymentBackend"  # demo: no real charge (docs/checkout.md)
 
 # `make bench` only (docs/performance.md): BENCH_FLOOR=1 serves GET /bench/floor, a constant JSON
@@ -269,7 +282,7 @@ BENCH_FLOOR = env_bool("BENCH_FLOOR", False)
 SECURE_REFERRER_POLICY = "strict-origin"
 X_FRAME_OPTIONS = "DENY"
 
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
 # Which instance /healthz names (acme/health.py): a container's host name is its id.
 INSTANCE_NAME = os.environ.get("INSTANCE_NAME") or socket.gethostname()
 if TRUSTED_PROXY_COUNT:

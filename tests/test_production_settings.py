@@ -116,6 +116,18 @@ def test_an_unknown_django_env_is_refused(tmp_path):
     assert "DJANGO_ENV must be 'development' or 'production', not 'prod'" in result.stderr
 
 
+@pytest.mark.parametrize("name, value, refusal", [
+    ("ORDER_RETENTION_DAYS", "-1", "ORDER_RETENTION_DAYS must be at least 1, not -1."),  # would prune live links
+    ("CONTACT_RETENTION_DAYS", "0", "CONTACT_RETENTION_DAYS must be at least 1, not 0."),
+    ("CART_MAX_QUANTITY", "0", "CART_MAX_QUANTITY must be at least 1, not 0."),
+    ("CHECKOUT_TTL_SECONDS", "ten", "CHECKOUT_TTL_SECONDS must be an integer, not 'ten'."),
+    ("TRUSTED_PROXY_COUNT", "-1", "TRUSTED_PROXY_COUNT must be at least 0, not -1."),
+])
+def test_a_number_out_of_its_range_is_refused_at_start(tmp_path, name, value, refusal):
+    result = manage(site_env(tmp_path, **{name: value}), "check")
+    assert result.returncode != 0 and refusal in result.stderr
+
+
 def security_settings(env):
     names = ["DEBUG", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS",
              "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "WHITENOISE_USE_FINDERS"]
