@@ -212,7 +212,7 @@ def test_the_entrypoint_refuses_production_without_a_secret_key(tmp_path):
     assert "server started" not in result.stdout
 
 
-ENV_READERS = [r'os\.environ\.get\("([A-Z_]+)"', r'env_(?:bool|list)\("([A-Z_]+)"', r'\$\{([A-Z_]+)']
+ENV_READERS = [r'os\.environ\.get\("([A-Z_]+)"', r'env_(?:bool|list|int)\("([A-Z_]+)"', r'\$\{([A-Z_]+)']
 CONFIGURED_FILES = ["acme/settings.py", "deploy/gunicorn.conf.py", "deploy/entrypoint.sh"]
 
 
