@@ -11,6 +11,8 @@ from datetime import timedelta
 
 import pytest
 import requests
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
 from django.core.management import call_command
 from django.db.models import F
 from django.utils import timezone
@@ -147,3 +149,15 @@ def test_pruning_again_changes_nothing_and_the_shop_keeps_working(shop):
     call_command("agents_prune")
     assert {model: model.objects.count() for model in counts} == counts
     play_session(shop, 1)  # checks out: every table still takes new rows
+
+
+def test_expired_browser_sessions_go_with_the_details_a_human_typed(db):
+    """A checkout page keeps what its human typed in the browser session: shop_prune clears the
+    sessions past their age, as Django's clearsessions does, and keeps the others."""
+    expired, current = SessionStore(), SessionStore()
+    for store in (expired, current):
+        store["handoff-details"] = {"name": "Ada Lovelace", "shipping_address": "12 Analytical Row"}
+        store.create()
+    Session.objects.filter(session_key=expired.session_key).update(expire_date=timezone.now() - timedelta(seconds=1))
+    call_command("shop_prune")
+    assert list(Session.objects.values_list("session_key", flat=True)) == [current.session_key]
