@@ -130,8 +130,8 @@ class CapabilityAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "requires_session", "method"]
     search_fields = ["name", "endpoint", "description"]
     inlines = [CapabilityParamInline]
-    fields = ["name", "description", "endpoint", "method", "requires_session", "human_handoff", "enabled", "position",
-              "activity"]
+    fields = ["name", "description", "endpoint", "method", "requires_session", "human_handoff", "enabled",
+              "calls_per_hour", "position", "activity"]
     readonly_fields = ["activity"]
 
     def get_deleted_objects(self, objs, request):

@@ -47,6 +47,7 @@ _CAPABILITY = {
         "requires_session": {"type": "boolean"},
         "human_handoff": {"type": "boolean"},
         "enabled": {"type": "boolean"},
+        "calls_per_hour": {"type": "integer"},
     },
 }
 _FLOW = {
@@ -152,6 +153,7 @@ def _export_capability(capability):
         "requires_session": capability.requires_session,
         "human_handoff": capability.human_handoff,
         "enabled": capability.enabled,
+        **({"calls_per_hour": capability.calls_per_hour} if capability.calls_per_hour else {}),
     }
 
 
@@ -227,6 +229,7 @@ def write_config(data, get_model, validate):
             requires_session=entry.get("requires_session", False),
             human_handoff=entry.get("human_handoff", False),
             enabled=entry.get("enabled", True),
+            calls_per_hour=entry.get("calls_per_hour"),
             position=position,
         )
         if not save(capability, where):

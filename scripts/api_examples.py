@@ -85,7 +85,10 @@ regenerates the page; tokens, ids and times differ on each run).
   windows. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
   `X-RateLimit-Reset`, the Unix time (in seconds) at which the window resets. Past the limit:
   429 `rate_limited` with `Retry-After`, the seconds to wait (HTTP's delta-seconds, at least
-  1), which is `X-RateLimit-Reset` minus the second of the answer.
+  1), which is `X-RateLimit-Reset` minus the second of the answer. A capability may also take
+  at most so many calls an hour from one session or address (`contact`: 10 by default; llms.txt
+  and OpenAPI say which): past that, 429 `rate_limited` with its own `Retry-After`, while the
+  `X-RateLimit-*` headers keep counting the minute's limit.
 - Every response is `{"ok": true, "data": …}` or
   `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}`, sent as
   `Content-Type: application/json; charset=utf-8` (A2A's and PactSpec's answers and the JSON
@@ -143,7 +146,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 415 | `unsupported_media_type` | a body with a `Content-Type` other than `application/json` (or `application/*+json`) | send the parameters as JSON with `Content-Type: application/json` |
 | 422 | `idempotency_conflict` | this `Idempotency-Key` was used for a different body, endpoint or capability | use a new key for a new request |
 | 425 | `session_live` | the audit trail of a session that has not ended yet, from the audit endpoint or the inspector (`Retry-After`: until it expires) | end the session (DELETE), then fetch the trail |
-| 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`) | wait `Retry-After` seconds (until `X-RateLimit-Reset`, a Unix time); keep under `X-RateLimit-Remaining` |
+| 429 | `rate_limited` | more than `requests_per_minute` calls in the minute, per session or else per address (`Retry-After`, `X-RateLimit-*`), or more calls of one capability in the hour than its own limit (`contact`: 10) | wait `Retry-After` seconds (until `X-RateLimit-Reset`, a Unix time, for the minute's limit); keep under `X-RateLimit-Remaining` |
 | 429 | `too_many_sessions` | this address already has `max_sessions` live sessions (`Retry-After`: until the first expires) | end a session you no longer use (DELETE), or wait |
 | 431 | `headers_too_large` | the header fields together are over `MAX_HEADER_BYTES` (8192 bytes by default), on any agent path | send only the headers the API reads: the session token, `Content-Type` and `Idempotency-Key` |
 | 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote the `X-Request-ID` (when the answer has one) when reporting it |

@@ -51,7 +51,8 @@ a shop swaps one (a subclass of ours, usually) without touching the others. Ever
 
 AUTHENTICATION_CLASSES  who is calling: the agent session of the three token headers.
 PERMISSION_CLASSES      whether the call may go on: a capability that requires a session needs one.
-THROTTLE_CLASSES        requests_per_minute per session, else per client address (X-RateLimit-*).
+THROTTLE_CLASSES        requests_per_minute per session, else per client address (X-RateLimit-*), and
+                        each capability's own calls_per_hour.
 PARSER_CLASSES          JSON bodies, with the size, nesting, NaN and duplicate-key guards.
 RENDERER_CLASSES        the JSON codec every answer is written with.
 EXCEPTION_HANDLER       every refusal and failure as the protocol's envelope.
@@ -79,7 +80,8 @@ DEFAULTS = {
     "ACTIVITY_RETENTION_DAYS": 30,
     "AUTHENTICATION_CLASSES": ["agents_protocol.http.authentication.AgentSessionAuthentication"],
     "PERMISSION_CLASSES": ["agents_protocol.http.permissions.SessionWhenRequired"],
-    "THROTTLE_CLASSES": ["agents_protocol.http.throttling.AgentRateThrottle"],
+    "THROTTLE_CLASSES": ["agents_protocol.http.throttling.AgentRateThrottle",
+                         "agents_protocol.http.throttling.CapabilityRateThrottle"],
     "PARSER_CLASSES": ["agents_protocol.http.parsers.AgentJSONParser"],
     "RENDERER_CLASSES": ["agents_protocol.http.renderers.AgentJSONRenderer"],
     "EXCEPTION_HANDLER": "agents_protocol.http.exceptions.envelope_exception_handler",

@@ -70,6 +70,7 @@ class CapabilitySpec:
     human_handoff: bool = False
     enabled: bool = True
     params: tuple[ParamSpec, ...] = ()
+    calls_per_hour: int | None = None  # the capability's own limit, on top of the site's (http/limits.py)
 
 
 @dataclass(frozen=True)
@@ -289,6 +290,7 @@ def _capability_spec(capability):
         requires_session=capability.requires_session,
         human_handoff=capability.human_handoff,
         enabled=capability.enabled,
+        calls_per_hour=capability.calls_per_hour,
         params=tuple(
             ParamSpec(
                 name=p.name,

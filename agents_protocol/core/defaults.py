@@ -22,6 +22,8 @@ API = "/.well-known/agents/api"
 DETAIL_DESCRIPTION = "Get full details for a product, with stock, its variants and its page URL"
 VARIANT_ITEM_ID = "Product ID, or the id of one of its variants (from search, browse or detail)"
 
+# contact sends the shop an email: one agent gets a few an hour (migration 0024), not the site's 60 a minute.
+CONTACT_CALLS_PER_HOUR = 10
 MAX_PAGE = 10000
 MAX_QUANTITY = 1000
 
@@ -33,8 +35,8 @@ ITEM_ID = {"type": "string", "required": True, "description": "Product ID (from 
            "min_length": 1, "max_length": 200}
 
 
-def _capability(name, method, path, description, params=None, session=False, handoff=False):
-    return {
+def _capability(name, method, path, description, params=None, session=False, handoff=False, calls_per_hour=None):
+    capability = {
         "name": name,
         "description": description,
         "endpoint": f"{API}{path}",
@@ -44,6 +46,9 @@ def _capability(name, method, path, description, params=None, session=False, han
         "human_handoff": handoff,
         "enabled": True,
     }
+    if calls_per_hour is not None:
+        capability["calls_per_hour"] = calls_per_hour
+    return capability
 
 
 DEFAULT_CAPABILITIES = [
@@ -97,7 +102,7 @@ DEFAULT_CAPABILITIES = [
                   "min_length": 3, "max_length": 320},
         "message": {"type": "string", "required": True, "description": "Message", "min_length": 1,
                     "max_length": 5000},
-    }),
+    }, calls_per_hour=CONTACT_CALLS_PER_HOUR),
 ]
 
 DEFAULT_CONFIG = {

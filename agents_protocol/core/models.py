@@ -305,6 +305,11 @@ class Capability(models.Model):
         default=False, help_text="Returns a URL for a human to complete the action."
     )
     enabled = models.BooleanField(default=True)
+    calls_per_hour = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text="At most this many calls an hour from one session (else one client address), on top of the "
+        "site's rate limit: e.g. for contact, which sends the shop an email. Empty: the site's limit only.",
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:

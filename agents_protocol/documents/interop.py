@@ -44,6 +44,13 @@ def skill_description(capability):
     return capability.description or f"The {capability.name} capability."
 
 
+def own_limit_phrase(capability):
+    """The capability's own limit in words, or "" when it has only the site's."""
+    if not capability.calls_per_hour:
+        return ""
+    return f"At most {capability.calls_per_hour} calls an hour from one session or address (then 429 rate_limited)."
+
+
 def skill_tags(capability):
     """The name's first part (cart.add → cart), read-only or write, session, human-handoff."""
     tags = [capability.name.split(".")[0], "read-only" if capability.method == "GET" else "write"]

@@ -114,6 +114,8 @@ def _describe(capability):
         text = f"{text}; params: {names}" if text else f"Params: {names}"
     if capability.human_handoff:
         text += "; human handoff: give the returned URL to your human"
+    if capability.calls_per_hour:
+        text += f"; at most {capability.calls_per_hour} calls an hour"
     return text
 
 

@@ -10,6 +10,7 @@ from agents_protocol.documents.interop import (
     AGENTS_JSON_PATH,
     document_version,
     is_email,
+    own_limit_phrase,
     site_base,
 )
 from agents_protocol.documents.schemas import (
@@ -142,6 +143,9 @@ def _info(config, base):
     return info
 
 
+HANDOFF_NOTE = "Returns a URL for a human to complete; agents must not follow it."
+
+
 def _operation(capability):
     path_names = _path_names(capability.endpoint)
     path_params = [_path_parameter(name, capability.params) for name in path_names]
@@ -151,8 +155,9 @@ def _operation(capability):
         "summary": capability.description or capability.name,
         "tags": [capability.name.split(".")[0]],
     }
-    if capability.human_handoff:
-        operation["description"] = "Returns a URL for a human to complete; agents must not follow it."
+    notes = [note for note in (HANDOFF_NOTE if capability.human_handoff else "", own_limit_phrase(capability)) if note]
+    if notes:
+        operation["description"] = " ".join(notes)
     if capability.method in QUERY_METHODS:
         operation["parameters"] = path_params + [_query_parameter(p) for p in other_params]
     else:

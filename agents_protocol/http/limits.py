@@ -15,6 +15,11 @@ protocol's interaction API defines it; past the limit the call is refused with a
 `rate_limited` envelope and an integer `Retry-After` in seconds (HTTP's delta-seconds, 1 to
 60): Reset minus the current second. A cache that cannot count (Redis down) makes the call a
 503 `backend_unavailable`. django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
+
+A capability may also have a limit of its own, `calls_per_hour` (admin: contact, which sends
+the shop an email, has 10 by default), counted the same way in hourly windows by key and
+capability; past it the call is a 429 `rate_limited` with its Retry-After, while the
+X-RateLimit-* headers keep saying the site's limit.
 """
 import logging
 from functools import lru_cache
@@ -32,6 +37,8 @@ from agents_protocol.http.client import client_address
 GROUP = "agents_protocol.api"
 PERIOD_SECONDS = 60
 USAGE_ATTRIBUTE = "agents_rate_limit"  # set on the request once the call is counted
+CAPABILITY_PERIOD_SECONDS = 3600  # a capability's own limit counts calls per hour
+CAPABILITY_USAGE_ATTRIBUTE = "agents_capability_rate_limit"
 
 logger = logging.getLogger(__name__)
 
@@ -73,24 +80,44 @@ def count(request, session=None, rate_limit=None):
     if hasattr(request, USAGE_ATTRIBUTE):
         return getattr(request, USAGE_ATTRIBUTE)
     limit = sandbox.requests_per_minute(session, (rate_limit or current_config().rate_limit).requests_per_minute)
-    key = rate_key(request, session)
     setattr(request, USAGE_ATTRIBUTE, None)  # counted, or tried: never twice
+    usage = _counted(request, GROUP, rate_key(request, session), limit, PERIOD_SECONDS)
+    setattr(request, USAGE_ATTRIBUTE, usage)
+    return usage
+
+
+def count_capability(request, capability, session=None):
+    """Count this call (once per request) against its capability's own `calls_per_hour`, per
+    session or else per client address as the site's limit counts: its Usage, or None when the
+    capability has no such limit or counting is off. A cache that cannot count is a 503."""
+    if capability is None or not capability.calls_per_hour:
+        return None
+    if hasattr(request, CAPABILITY_USAGE_ATTRIBUTE):
+        return getattr(request, CAPABILITY_USAGE_ATTRIBUTE)
+    setattr(request, CAPABILITY_USAGE_ATTRIBUTE, None)
+    usage = _counted(request, f"{GROUP}.{capability.name}", rate_key(request, session), capability.calls_per_hour,
+                     CAPABILITY_PERIOD_SECONDS)
+    setattr(request, CAPABILITY_USAGE_ATTRIBUTE, usage)
+    return usage
+
+
+def _counted(request, group, key, limit, period):
+    """One more call of `key` in django-ratelimit's current window of `period` seconds: its Usage,
+    or None when counting is off (RATELIMIT_ENABLE = False)."""
     try:
-        counted = get_usage(request, group=GROUP, key=lambda group, request: key,
-                            rate=(limit, PERIOD_SECONDS), increment=True)
+        counted = get_usage(request, group=group, key=lambda group, request: key, rate=(limit, period),
+                            increment=True)
     except Exception as error:  # cache backends share no error type (redis.ConnectionError, …)
         logger.exception("The rate-limit cache failed")
         raise CapabilityError(503, "backend_unavailable", "The shop's cache is unavailable; retry shortly.",
                               headers={"Retry-After": "5"}) from error
-    if counted is None:  # RATELIMIT_ENABLE = False
+    if counted is None:
         return None
     # time_left is how many whole seconds the window's last second lies ahead; it frees a second
     # later. At least 1: a window that ended while it was counted (-1) frees within the second.
     retry_after = max(1, counted["time_left"] + 1)
-    usage = Usage(limit, max(0, limit - counted["count"]), _current_second() + retry_after, retry_after,
-                  counted["should_limit"])
-    setattr(request, USAGE_ATTRIBUTE, usage)
-    return usage
+    return Usage(limit, max(0, limit - counted["count"]), _current_second() + retry_after, retry_after,
+                 counted["should_limit"])
 
 
 def headroom(request, session, rate_limit):
@@ -129,6 +156,21 @@ def rate_limited(usage):
         f"Too many requests: the limit is {usage.limit} per minute. Retry in {usage.retry_after} seconds.",
         headers={**usage.headers, "Retry-After": str(usage.retry_after)},
     )
+
+
+def capability_rate_limited(capability, usage):
+    """The 429 of a capability past its own calls_per_hour (its X-RateLimit-* stay the site's)."""
+    return CapabilityError(
+        429, "rate_limited",
+        f"Too many {capability.name} calls: this site takes at most {usage.limit} an hour from one session or "
+        f"address. Retry in {usage.retry_after} seconds.",
+        headers={"Retry-After": str(usage.retry_after)},
+    )
+
+
+def capability_usage_of(request):
+    """The Usage of the call's capability's own limit, else None."""
+    return getattr(request, CAPABILITY_USAGE_ATTRIBUTE, None)
 
 
 def counted(request):

@@ -160,8 +160,11 @@ class AgentView(APIView):
 
     def throttled(self, request, wait):
         usage = limits.usage_of(request._request)
-        if usage is not None:
+        if usage is not None and usage.exceeded:
             raise limits.rate_limited(usage)
+        own = limits.capability_usage_of(request._request)
+        if own is not None and own.exceeded:
+            raise limits.capability_rate_limited(self.capability, own)
         super().throttled(request, wait)
 
     def call_capability(self, body, query=None, path=None):
