@@ -76,7 +76,26 @@ TAMPERING = {
     "forged root": (lambda a: a.update(root_hash="0" * 64), "root_hash"),
     "another session's id": (lambda a: a.update(session_id="ses_someone_else"), "session"),
     "another end": (lambda a: a.update(end_reason="expired"), "end_reason"),
+    "rehashed broken link": (lambda a: _rehash(a["events"][2], prev_hash="0" * 64), "event 3 link"),
+    "rehashed earlier timestamp": (lambda a: _rehash(a["events"][2], timestamp="2000-01-01T00:00:00.000000Z"),
+                                   "event 3 time"),
+    "rechained without its opening": (lambda a: _rechain(a, 0, capability="cart.view"), "opening"),
+    "another format": (lambda a: a.update(format="agents-protocol-audit/2"), "format"),
+    "another algorithm": (lambda a: a.update(algorithm="RS256"), "algorithm"),
 }
+
+
+def _rehash(event, **changes):
+    event.update(changes)
+    event["event_hash"] = event_hash(event)
+
+
+def _rechain(artifact, position, **changes):
+    artifact["events"][position].update(changes)
+    previous_hash = ""
+    for event in artifact["events"]:
+        _rehash(event, prev_hash=previous_hash)
+        previous_hash = event["event_hash"]
 
 
 def _rehash_edit(artifact):
