@@ -12,8 +12,10 @@ from django.core import mail
 from django.core.management import call_command
 from django.utils import timezone
 
+from acme.agents import AcmeProvider
 from acme.models import ContactMessage
 from agents_protocol.core.capabilities import register, unregister
+from agents_protocol.core.errors import CapabilityError
 from agents_protocol.http import idempotency
 from agents_protocol.http.sessions import hash_token
 from agents_protocol.models import (
@@ -21,7 +23,6 @@ from agents_protocol.models import (
     AuditEvent,
     Capability,
     IdempotencyRecord,
-    RateLimitConfig,
 )
 from cart.models import CartLine, Order
 from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, ok_data
@@ -139,15 +140,25 @@ def test_a_5xx_answer_is_never_stored(agent, broken_post):
     assert not IdempotencyRecord.objects.exists()
 
 
-def test_a_429_is_not_stored_the_same_key_runs_once_the_limit_allows(live_server):
-    RateLimitConfig.objects.update(max_sessions=1)
-    anonymous = AgentClient(live_server.url)
-    first = ok_data(anonymous.post(SESSION_PATH, {}, headers=keyed("create-1")), 201)
-    assert_error(anonymous.post(SESSION_PATH, {}, headers=keyed("create-2")), 429, "too_many_sessions")
+def test_a_429_is_not_stored_under_its_key_the_same_key_runs_again(agent, monkeypatch):
+    add_to_cart = AcmeProvider.cart_add
+    calls = []
 
-    ok_data(AgentClient(live_server.url, first["session_token"]).delete(SESSION_PATH))
-    second = anonymous.post(SESSION_PATH, {}, headers=keyed("create-2"))
-    assert ok_data(second, 201)["session_id"] != first["session_id"] and not replayed(second)
+    def rate_limited_the_first_time(provider, context, item_id, quantity):
+        calls.append(item_id)
+        if len(calls) == 1:
+            raise CapabilityError(429, "rate_limited", "Too many requests. Retry in 1 seconds.",
+                                  headers={"Retry-After": "1"})
+        return add_to_cart(provider, context, item_id, quantity)
+
+    monkeypatch.setattr(AcmeProvider, "cart_add", rate_limited_the_first_time)
+    first = agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("limited-1"))
+    again = agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("limited-1"))
+
+    assert_error(first, 429, "rate_limited")
+    assert ok_data(again)["quantity"] == 2 and not replayed(again)
+    assert calls == ["mug", "mug"] and CartLine.objects.get().quantity == 2
+    assert list(IdempotencyRecord.objects.values_list("response_status", flat=True)) == [200]
 
 
 def test_session_create_ignores_the_key_so_no_other_client_can_get_its_token(live_server):
