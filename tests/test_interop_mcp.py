@@ -8,8 +8,9 @@
 - The transport's HTTP rules, as the specification's Streamable HTTP section words them, over
   real HTTP: 202 for notifications, 405 for GET, Mcp-Session-Id required (400) and known (404),
   Origin checked (403), MCP-Protocol-Version checked (400), DELETE ending the session.
-- The tools come from the configuration: schemas from the one capability schema, read-only
-  annotations, a capability disabled in admin gone from the next tools/list, in every worker.
+- The tools come from the configuration: schemas from the one capability schema, annotations
+  from each capability's method, a capability disabled in admin gone from the next tools/list,
+  in every worker.
 """
 import asyncio
 import json
@@ -42,7 +43,6 @@ from tests.test_agents_admin import capability_form, inline_management
 TIMEOUT = 10
 ACCEPT = "application/json, text/event-stream"
 VERSION = "2025-11-25"
-READ_ONLY = {"search", "browse", "detail", "cart.view", "order.status"}
 INSPECTOR_PROJECT = ROOT / "tools" / "mcp-inspector"
 CLIENT = {"name": "acme-mcp-test", "version": "1.2.3"}
 
@@ -172,6 +172,15 @@ def tools_of(url, session_id):
     return {tool["name"]: tool for tool in answer.json()["result"]["tools"]}
 
 
+def annotations_for(method, title):
+    """docs/interop.md's promise: read-only for GET; else destructive for DELETE, idempotent for
+    PUT and DELETE; never an open world."""
+    if method == "GET":
+        return {"title": title, "readOnlyHint": True, "openWorldHint": False}
+    return {"title": title, "readOnlyHint": False, "destructiveHint": method == "DELETE",
+            "idempotentHint": method in ("PUT", "DELETE"), "openWorldHint": False}
+
+
 def test_one_tool_per_enabled_capability_with_the_published_schemas_and_annotations(shop):
     url = f"{shop}/mcp"
     tools = tools_of(url, open_session(url))
@@ -183,11 +192,12 @@ def test_one_tool_per_enabled_capability_with_the_published_schemas_and_annotati
         tool = tools[capability["name"]]
         assert tool["description"] == capability["description"]
         assert tool["inputSchema"] == skill["inputSchema"]  # the one capability schema, compiled once
-        assert tool["annotations"]["readOnlyHint"] is (capability["name"] in READ_ONLY)
+        assert tool["annotations"] == annotations_for(capability["method"], skill["name"]), capability["name"]
         if "outputSchema" in tool:
             assert tool["outputSchema"] == skill["outputSchema"] and tool["outputSchema"]["type"] == "object"
     assert {name for name, tool in tools.items() if "outputSchema" in tool} >= {
         "search", "browse", "detail", "cart.add", "cart.view", "checkout", "order.status"}
+    assert {c["method"] for c in agents["capabilities"]} == {"GET", "POST", "PUT", "DELETE"}
 
 
 def test_a_capability_disabled_in_admin_is_gone_from_the_next_tools_list(shop, admin_client):
