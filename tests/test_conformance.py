@@ -167,6 +167,10 @@ def move_deadline(session_id, seconds):
                                                      expires_at=stored.expires_at - timedelta(seconds=seconds))
 
 
+def expire_in(session_id, seconds):
+    AgentSession.objects.filter(public_id=session_id).update(expires_at=timezone.now() + timedelta(seconds=seconds))
+
+
 def parse_time(text):
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
@@ -1342,7 +1346,8 @@ def test_sessions_are_independent(site):
 
 
 def test_max_sessions_allows_that_many_and_answers_429_beyond(site):
-    """max_sessions = 2: two live sessions, the third is 429 (with Retry-After); ending one frees a place.
+    """max_sessions = 2: two live sessions, the third is 429 (with Retry-After: until the first of
+    them expires); ending one frees a place.
 
     session.md (agents-protocol): "- An agent MAY have multiple active sessions with the same site, up to the `rate_limit.max_sessions` limit."
 
@@ -1351,10 +1356,10 @@ def test_max_sessions_allows_that_many_and_answers_429_beyond(site):
     set_limits(max_sessions=2)
     assert agents_json(site)["rate_limit"]["max_sessions"] == 2
     first = new_session(site)["session_token"]
-    new_session(site)
+    expire_in(new_session(site)["session_id"], 300)  # opened last, expires first
     refused = requests.post(site + SESSION_PATH, timeout=TIMEOUT)
     assert_error(refused, 429, "too_many_sessions")
-    assert int(refused.headers["Retry-After"]) >= 1
+    assert 290 <= int(refused.headers["Retry-After"]) <= 300
     end_session(site, first)
     new_session(site)
 
@@ -1517,13 +1522,17 @@ def test_the_artifact_is_fetched_by_session_id_with_the_sessions_token(trail, si
     assert_error(send(site, "GET", audit_path(trail.document, trail.token), trail.token), 404, "unknown_session")
 
 
-def test_425_while_the_session_is_live(trail):
-    """The trail of a live session is 425 (with Retry-After), not an artifact.
+def test_425_while_the_session_is_live(trail, site):
+    """The trail of a live session is 425 (with Retry-After: until the session expires), not an artifact.
 
     audit.md (both branches): "| `425` | Session is still active. Artifact not yet produced. |"
     """
     assert_error(trail.live, 425, "session_live")
-    assert int(trail.live.headers["Retry-After"]) >= 1
+    session = new_session(site)
+    expire_in(session["session_id"], 300)
+    live = send(site, "GET", audit_path(trail.document, session["session_id"]), session["session_token"])
+    assert_error(live, 425, "session_live")
+    assert 290 <= int(live.headers["Retry-After"]) <= 300
 
 
 def test_404_for_a_session_without_a_trail(site):
