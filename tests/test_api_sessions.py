@@ -96,6 +96,13 @@ def test_each_of_the_three_auth_headers_opens_the_session(agent, header):
     assert ok_data(response)["items"] == []
 
 
+@pytest.mark.parametrize("scheme", ["bearer", "BEARER", "bEaReR"])
+def test_the_authorization_scheme_is_case_insensitive(agent, scheme):
+    token = agent.start_session()["session_token"]
+    response = requests.get(agent.base_url + CART_VIEW, headers={"Authorization": f"{scheme} {token}"}, timeout=10)
+    assert ok_data(response)["items"] == []
+
+
 def test_delete_ends_the_session_and_names_its_audit_url(agent):
     session = agent.start_session()
     ended = ok_data(agent.delete(SESSION_PATH))
