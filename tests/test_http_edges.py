@@ -5,6 +5,7 @@ import pytest
 import requests
 from django.test import Client
 
+from agents_protocol.models import AgentSession, AuditEvent
 from tests.api_client import API, SESSION_PATH, assert_error
 from tests.factories import make_product
 
@@ -40,6 +41,7 @@ def test_a_chunked_body_is_refused_411_and_runs_nothing(live_server):
                             headers={"Content-Type": "application/json"})
     assert refused.request.headers.get("Transfer-Encoding") == "chunked"
     assert_error(refused, 411, "length_required")
+    assert not AgentSession.objects.exists() and not AuditEvent.objects.exists()
 
 
 @pytest.mark.django_db
