@@ -6,14 +6,14 @@ django-ratelimit's clock is frozen (the live server runs in this process), so no
 the middle of a test; the counters are the site's real cache.
 """
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
 import requests
 from django_ratelimit import core
 
-from agents_protocol.models import RateLimitConfig
+from agents_protocol.models import AgentSession, RateLimitConfig
 from tests.api_client import API, AgentClient, assert_error, ok_data
 from tests.test_inspector_api import state_data
 from tests.test_interop_mcp import initialize_message, post
@@ -86,8 +86,9 @@ def test_the_sandbox_never_raises_a_lower_configured_limit(live_server, sandbox,
 def test_a_session_named_for_a_short_life_expires_and_says_so(live_server, sandbox):
     tester = agent(live_server.url, "acme-test-bot sandbox:short-session")
     assert tester.session["ttl_seconds"] == 10
-    lifetime = parse_time(tester.session["expires_at"]) - datetime.now(parse_time(tester.session["expires_at"]).tzinfo)
-    assert 8 <= lifetime.total_seconds() <= 10
+    stored = AgentSession.objects.get(public_id=tester.session["session_id"])
+    assert stored.expires_at - stored.created_at == timedelta(seconds=10)
+    assert parse_time(tester.session["expires_at"]) == stored.expires_at.replace(microsecond=0)
     assert tester.get(CART_VIEW).status_code == 200
 
     sandbox({"SESSION_TTL_SECONDS": 1})
@@ -103,7 +104,9 @@ def test_an_mcp_client_named_for_a_short_life_gets_one(live_server, sandbox):
     answer = post(f"{live_server.url}/mcp", initialize_message("inspector sandbox:short-session"))
     assert answer.status_code == 200, answer.text
     session = answer.json()["result"]["_meta"]["agents-protocol/session"]
-    assert 0 < parse_time(session["expires_at"]).timestamp() - time.time() <= 1
+    stored = AgentSession.objects.get(public_id=session["session_id"])
+    assert stored.expires_at - stored.created_at == timedelta(seconds=1)
+    assert parse_time(session["expires_at"]) == stored.expires_at.replace(microsecond=0)
     time.sleep(1.2)
     expired = post(f"{live_server.url}/mcp", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
                    session_id=answer.headers["Mcp-Session-Id"])
