@@ -171,7 +171,9 @@ def test_a_shop_without_time_zones_records_calls_shows_the_page_and_prunes(live_
 
 
 def test_a_gunicorn_worker_writes_its_calls_when_it_exits(tmp_path):
-    site = start_site(tmp_path, workers=1)  # the shipped defaults: 500 calls, or 10 seconds at the next call
+    # The shipped buffer (500 calls) and an hour instead of 10 seconds between writes by age: a
+    # stalled machine's calls 10 seconds apart would be written before the worker exits.
+    site = start_site(tmp_path, workers=1, DJANGO_SETTINGS_MODULE="tests.site_settings_hourly_activity_flush")
     try:
         agent = AgentClient(site.url)
         for query in ("mug", "vase"):
