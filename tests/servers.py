@@ -1,6 +1,7 @@
 """Run the real site under gunicorn in a subprocess, on its own data directory."""
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -14,10 +15,33 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _ports_outside_the_ephemeral_range():
+    """The unprivileged ports the kernel never gives an outgoing connection (ip_local_port_range)."""
+    low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    return [*range(1024, low), *range(high + 1, 65536)]
+
+
+SERVER_PORTS = _ports_outside_the_ephemeral_range()
+
+
 def free_port():
+    """A loopback port nothing is bound to, for a server started later (or for nothing to listen
+    on). It lies outside the ephemeral range, so no outgoing connection on the machine (a
+    benchmark's wrk opens many) can take it before the server binds it or between its restarts;
+    binding port 0 would give one of those."""
+    while True:
+        port = random.choice(SERVER_PORTS)
+        if _is_free(port):
+            return port
+
+
+def _is_free(port):
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 @dataclass
