@@ -80,21 +80,31 @@ def site_env(data_dir, **extra):
 
 def start_site(data_dir, workers=2, log_worker_pids=False, **extra_env):
     """Migrate a fresh database in data_dir and serve it with gunicorn; waits until it answers."""
-    port = free_port()
     env = site_env(data_dir, **extra_env)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     pid_log = Path(data_dir) / "worker-pids.log" if log_worker_pids else None
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "acme.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(workers), "--log-level", "warning",
-         # Several test servers run at once: none may claim gunicorn's shared default control socket.
-         "--no-control-socket",
-         *(["--access-logfile", str(pid_log), "--access-logformat", "%(p)s"] if pid_log else [])],
-        cwd=ROOT, env=env,
-    )
-    site = SiteProcess(url=f"http://127.0.0.1:{port}", env=env, process=process, pid_log=pid_log)
+    with bound_socket() as sock:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "acme.wsgi", "--bind", f"fd://{sock.fileno()}",
+             "--workers", str(workers), "--log-level", "warning",
+             # Several test servers run at once: none may claim gunicorn's shared default control socket.
+             "--no-control-socket",
+             *(["--access-logfile", str(pid_log), "--access-logformat", "%(p)s"] if pid_log else [])],
+            cwd=ROOT, env=env, pass_fds=[sock.fileno()],
+        )
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    site = SiteProcess(url=url, env=env, process=process, pid_log=pid_log)
     _wait_until_serving(site)
     return site
+
+
+def bound_socket():
+    """A socket bound to a free loopback port, for gunicorn to inherit (--bind fd://N) and listen on.
+    The port is the site's from the moment it is chosen until gunicorn exits: no other process
+    can take it meanwhile, so whatever answers on it is this site's gunicorn."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
 
 
 def on_every_worker(site, check, workers, attempts=30):
@@ -122,13 +132,17 @@ def migrate(env):
 
 def serve_site(env, workers=2):
     """Serve with gunicorn through the shipped deploy/gunicorn.conf.py, without migrating
-    (several instances may share one database); waits until it answers."""
-    port = free_port()
-    env = {**env, "HOST": "127.0.0.1", "PORT": str(port), "WORKERS": str(workers)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", "deploy/gunicorn.conf.py", "acme.wsgi"], cwd=ROOT, env=env
-    )
-    site = SiteProcess(url=f"http://127.0.0.1:{port}", env=env, process=process)
+    (several instances may share one database), bound to a socket it inherits (bound_socket: its
+    --bind wins over the file's HOST and PORT); waits until it answers."""
+    env = {**env, "WORKERS": str(workers)}
+    with bound_socket() as sock:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", "deploy/gunicorn.conf.py", "--bind", f"fd://{sock.fileno()}",
+             "acme.wsgi"],
+            cwd=ROOT, env=env, pass_fds=[sock.fileno()],
+        )
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    site = SiteProcess(url=url, env=env, process=process)
     _wait_until_serving(site, probe="/healthz")  # answers over plain HTTP in production mode too
     return site
 
