@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +106,14 @@ def bound_socket():
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     return sock
+
+
+@contextmanager
+def port_nothing_listens_on():
+    """A loopback port kept bound, never listening, for the block: connections to it are refused,
+    and no server can take it meanwhile."""
+    with bound_socket() as sock:
+        yield sock.getsockname()[1]
 
 
 def on_every_worker(site, check, workers, attempts=30):

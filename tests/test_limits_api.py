@@ -18,7 +18,7 @@ from agents_protocol.http.limits import rate_key
 from agents_protocol.models import AgentSession, AuditEvent, RateLimitConfig
 from tests.api_client import API, SESSION_PATH
 from tests.factories import make_agent_session
-from tests.servers import free_port
+from tests.servers import port_nothing_listens_on
 
 pytestmark = pytest.mark.django_db
 
@@ -152,9 +152,10 @@ def test_ipv6_addresses_share_a_budget_per_64(rf):
 
 
 def test_a_cache_that_cannot_count_is_503_backend_unavailable(client, settings):
-    settings.CACHES = {**settings.CACHES, settings.RATELIMIT_USE_CACHE: {
-        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}  # nothing listens there
-    response = client.get(SEARCH)
+    with port_nothing_listens_on() as port:
+        settings.CACHES = {**settings.CACHES, settings.RATELIMIT_USE_CACHE: {
+            "BACKEND": "django_redis.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"}}
+        response = client.get(SEARCH)
     assert response.status_code == 503
     assert response.json()["code"] == "backend_unavailable"
     assert response.headers["Retry-After"] == "5"

@@ -4,7 +4,7 @@ tables, so these sites are not even migrated."""
 import pytest
 import requests
 
-from tests.servers import free_port, serve_site, site_env
+from tests.servers import port_nothing_listens_on, serve_site, site_env
 
 
 def healthz(site, path="/healthz"):
@@ -34,11 +34,13 @@ def test_the_embedded_default_is_healthy(serve):
 
 
 def test_an_unreachable_database_is_503(serve):
-    site = serve(DATABASE_URL=f"postgres://acme@127.0.0.1:{free_port()}/acme")
-    assert healthz(site) == (503, {"ok": False, "checks": {"database": "failed: OperationalError", "cache": "ok"}})
+    with port_nothing_listens_on() as port:
+        site = serve(DATABASE_URL=f"postgres://acme@127.0.0.1:{port}/acme")
+        assert healthz(site) == (503, {"ok": False, "checks": {"database": "failed: OperationalError", "cache": "ok"}})
 
 
 def test_an_unreachable_cache_is_503_while_the_process_is_live(serve):
-    site = serve(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
-    assert healthz(site) == (503, {"ok": False, "checks": {"database": "ok", "cache": "failed: ConnectionError"}})
-    assert healthz(site, "/healthz/live") == (200, {"ok": True})
+    with port_nothing_listens_on() as port:
+        site = serve(REDIS_URL=f"redis://127.0.0.1:{port}/0")
+        assert healthz(site) == (503, {"ok": False, "checks": {"database": "ok", "cache": "failed: ConnectionError"}})
+        assert healthz(site, "/healthz/live") == (200, {"ok": True})
