@@ -82,6 +82,7 @@ TAMPERING = {
     "rechained without its opening": (lambda a: _rechain(a, 0, capability="cart.view"), "opening"),
     "another format": (lambda a: a.update(format="agents-protocol-audit/2"), "format"),
     "another algorithm": (lambda a: a.update(algorithm="RS256"), "algorithm"),
+    "another canonicalization": (lambda a: a.update(canonicalization="JSON.stringify"), "algorithm"),
 }
 
 
