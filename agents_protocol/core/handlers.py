@@ -125,7 +125,7 @@ def published_item(item):
         return item
     with_text_ids(item)
     if "price" in item and item["price"] is None:
-        del item["price"]
+        item.pop("price", None)  # pop: a provider's cached answer may be rewritten by two threads at once
         item.pop("currency", None)
     if isinstance(item.get("variants"), list):
         item["variants"] = published_items(item["variants"])
