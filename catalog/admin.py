@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.db.models.functions import Greatest
 
 from .models import Category, Product
@@ -69,6 +69,17 @@ class VariantInline(StockAsSeen, admin.TabularInline):
     verbose_name_plural = "variants (each sold on its own id; agents add a variant's id to the cart)"
 
 
+class ProductRowForm(forms.ModelForm):
+    """A row of the product list. A product sold only as its variants has no stock of its own to
+    sell (agents and shoppers buy a variant), so its stock is shown but not edited there."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if getattr(self.instance, "sold_as_variants", False):
+            self.fields["stock"].disabled = True
+            self.fields["stock"].help_text = "Sold as its variants: edit their stock on this product's page."
+
+
 @admin.register(Product)
 class ProductAdmin(StockAsSeen, admin.ModelAdmin):
     list_display = ["name", "public_id", "category", "price", "currency", "stock", "is_active", "created"]
@@ -87,6 +98,13 @@ class ProductAdmin(StockAsSeen, admin.ModelAdmin):
         if obj is not None:
             return [*self.readonly_fields, "public_id"]
         return self.readonly_fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(
+            sold_as_variants=Exists(Product.objects.filter(variant_of=OuterRef("pk"))))
+
+    def get_changelist_form(self, request, **kwargs):
+        return super().get_changelist_form(request, form=ProductRowForm, **kwargs)
 
     def get_inlines(self, request, obj):
         return [] if obj is not None and obj.variant_of_id is not None else self.inlines  # no variants of a variant

@@ -81,3 +81,24 @@ def test_a_variant_of_a_variant_is_refused():
     with pytest.raises(ValidationError) as refused:
         nested.full_clean()
     assert "no variants of its own" in str(refused.value)
+
+
+def test_the_product_list_does_not_edit_the_stock_of_a_product_sold_as_its_variants(admin_client):
+    cup = Product.objects.create(public_id="quokka-cup", name="Quokka cup", slug="quokka-cup", price="20.00",
+                                 currency="USD", stock=0, category=Category.objects.get(slug="vases"))
+    Product.objects.create(public_id="quokka-cup-blue", name="Quokka cup, blue", slug="quokka-cup-blue",
+                           price="20.00", currency="USD", stock=7, category=cup.category, variant_of=cup)
+    listed = admin_client.get("/admin/catalog/product/", {"q": "quokka-cup"})
+    rows = {form.instance.public_id: form for form in listed.context["cl"].formset.forms}
+    assert rows["quokka-cup"].fields["stock"].disabled and not rows["quokka-cup-blue"].fields["stock"].disabled
+
+    data = {"form-TOTAL_FORMS": "2", "form-INITIAL_FORMS": "2", "form-MIN_NUM_FORMS": "0",
+            "form-MAX_NUM_FORMS": "1000", "_save": "Save"}
+    for index, form in enumerate(listed.context["cl"].formset.forms):
+        product = form.instance
+        data.update({f"form-{index}-id": str(product.pk), f"form-{index}-stock": "40",
+                     f"initial-form-{index}-stock": str(product.stock), f"form-{index}-is_active": "on"})
+    saved = admin_client.post("/admin/catalog/product/?q=quokka", data)
+    assert saved.status_code == 302
+    assert dict(Product.objects.filter(public_id__startswith="quokka-cup").values_list("public_id", "stock")) == {
+        "quokka-cup": 0, "quokka-cup-blue": 40}
