@@ -47,7 +47,7 @@ _CAPABILITY = {
         "requires_session": {"type": "boolean"},
         "human_handoff": {"type": "boolean"},
         "enabled": {"type": "boolean"},
-        "calls_per_hour": {"type": "integer"},
+        "calls_per_hour": {"type": "integer", "minimum": 1},
     },
 }
 _FLOW = {

@@ -86,9 +86,9 @@ regenerates the page; tokens, ids and times differ on each run).
   `X-RateLimit-Reset`, the Unix time (in seconds) at which the window resets. Past the limit:
   429 `rate_limited` with `Retry-After`, the seconds to wait (HTTP's delta-seconds, at least
   1), which is `X-RateLimit-Reset` minus the second of the answer. A capability may also take
-  at most so many calls an hour from one session or address (`contact`: 10 by default; llms.txt
-  and OpenAPI say which): past that, 429 `rate_limited` with its own `Retry-After`, while the
-  `X-RateLimit-*` headers keep counting the minute's limit.
+  at most so many calls an hour from one client address, with or without a session (`contact`:
+  10 by default; llms.txt and OpenAPI say which): past that, 429 `rate_limited` with its own
+  `Retry-After`, while the `X-RateLimit-*` headers keep counting the minute's limit.
 - Every response is `{"ok": true, "data": …}` or
   `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {…}}`, sent as
   `Content-Type: application/json; charset=utf-8` (A2A's and PactSpec's answers and the JSON

@@ -307,8 +307,8 @@ class Capability(models.Model):
     enabled = models.BooleanField(default=True)
     calls_per_hour = models.PositiveIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)],
-        help_text="At most this many calls an hour from one session (else one client address), on top of the "
-        "site's rate limit: e.g. for contact, which sends the shop an email. Empty: the site's limit only.",
+        help_text="At most this many calls an hour from one client address, with or without a session, on top "
+        "of the site's rate limit: e.g. for contact, which sends the shop an email. Empty: the site's limit only.",
     )
     position = models.PositiveIntegerField(default=0)
 

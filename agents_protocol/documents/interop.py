@@ -48,7 +48,7 @@ def own_limit_phrase(capability):
     """The capability's own limit in words, or "" when it has only the site's."""
     if not capability.calls_per_hour:
         return ""
-    return f"At most {capability.calls_per_hour} calls an hour from one session or address (then 429 rate_limited)."
+    return f"At most {capability.calls_per_hour} calls an hour from one client address (then 429 rate_limited)."
 
 
 def skill_tags(capability):

@@ -20,6 +20,7 @@ from agents_protocol.documents.interop import (
     OPENAPI_PATH,
     PACTSPEC_PATH,
     mcp_url,
+    own_limit_phrase,
     site_base,
 )
 
@@ -114,8 +115,9 @@ def _describe(capability):
         text = f"{text}; params: {names}" if text else f"Params: {names}"
     if capability.human_handoff:
         text += "; human handoff: give the returned URL to your human"
-    if capability.calls_per_hour:
-        text += f"; at most {capability.calls_per_hour} calls an hour"
+    limit = own_limit_phrase(capability)
+    if limit:
+        text += f"; {limit[0].lower()}{limit[1:].rstrip('.')}"
     return text
 
 

@@ -17,8 +17,8 @@ protocol's interaction API defines it; past the limit the call is refused with a
 503 `backend_unavailable`. django-ratelimit's `RATELIMIT_ENABLE = False` turns counting off.
 
 A capability may also have a limit of its own, `calls_per_hour` (admin: contact, which sends
-the shop an email, has 10 by default), counted the same way in hourly windows by key and
-capability; past it the call is a 429 `rate_limited` with its Retry-After, while the
+the shop an email, has 10 by default), counted in hourly windows per client address, with or
+without a session; past it the call is a 429 `rate_limited` with its Retry-After, while the
 X-RateLimit-* headers keep saying the site's limit.
 """
 import logging
@@ -86,16 +86,17 @@ def count(request, session=None, rate_limit=None):
     return usage
 
 
-def count_capability(request, capability, session=None):
+def count_capability(request, capability):
     """Count this call (once per request) against its capability's own `calls_per_hour`, per
-    session or else per client address as the site's limit counts: its Usage, or None when the
-    capability has no such limit or counting is off. A cache that cannot count is a 503."""
+    client address (an IPv6 one by its /64), session or not: sessions are free to make, so a
+    budget per session would be no limit at all. Its Usage, or None when the capability has no
+    such limit or counting is off. A cache that cannot count is a 503."""
     if capability is None or not capability.calls_per_hour:
         return None
     if hasattr(request, CAPABILITY_USAGE_ATTRIBUTE):
         return getattr(request, CAPABILITY_USAGE_ATTRIBUTE)
     setattr(request, CAPABILITY_USAGE_ATTRIBUTE, None)
-    usage = _counted(request, f"{GROUP}.{capability.name}", rate_key(request, session), capability.calls_per_hour,
+    usage = _counted(request, f"{GROUP}.{capability.name}", rate_key(request), capability.calls_per_hour,
                      CAPABILITY_PERIOD_SECONDS)
     setattr(request, CAPABILITY_USAGE_ATTRIBUTE, usage)
     return usage
@@ -162,8 +163,8 @@ def capability_rate_limited(capability, usage):
     """The 429 of a capability past its own calls_per_hour (its X-RateLimit-* stay the site's)."""
     return CapabilityError(
         429, "rate_limited",
-        f"Too many {capability.name} calls: this site takes at most {usage.limit} an hour from one session or "
-        f"address. Retry in {usage.retry_after} seconds.",
+        f"Too many {capability.name} calls: this site takes at most {usage.limit} an hour from one address. "
+        f"Retry in {usage.retry_after} seconds.",
         headers={"Retry-After": str(usage.retry_after)},
     )
 

@@ -7,7 +7,8 @@ AGENTS_PROTOCOL settings (core/conf.py):
                  message …), guarding the body's declared size (413)
                  → authentication: the agent session of the token headers
                  → permission: a session where the capability requires one (401)
-                 → throttle: requests_per_minute per session, else per client address (429)
+                 → throttle: requests_per_minute per session, else per client address, and
+                   the capability's own calls_per_hour per client address (429)
     handler      parameters through the parser and the capability schema (400)
                  → Idempotency-Key (replay, 409, 422) → the capability's handler → the provider,
                  which may append the call's audit event in its own transaction (record_change)

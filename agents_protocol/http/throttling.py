@@ -21,14 +21,12 @@ class AgentRateThrottle(BaseThrottle):
 
 
 class CapabilityRateThrottle(BaseThrottle):
-    """A capability's own `calls_per_hour` (admin), on top of the site's limit: per session when
-    the view counts per session and the call has one, else per client address."""
+    """A capability's own `calls_per_hour` (admin), on top of the site's limit, per client address."""
 
     usage = None
 
     def allow_request(self, request, view):
-        session = request.auth if getattr(view, "counts_per_session", True) else None
-        self.usage = limits.count_capability(request._request, getattr(view, "capability", None), session)
+        self.usage = limits.count_capability(request._request, getattr(view, "capability", None))
         return self.usage is None or not self.usage.exceeded
 
     def wait(self):

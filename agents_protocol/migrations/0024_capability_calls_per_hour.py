@@ -1,5 +1,5 @@
-"""A capability may have a limit of its own, calls per hour per session (else per client
-address), on top of the site's rate limit. contact sends the shop an email on every call, so
+"""A capability may have a limit of its own, calls per hour per client address, on top of the
+site's rate limit. contact sends the shop an email on every call, so
 existing installs where it has none get the default's 10 (agents_protocol.core.defaults
 declares it for fresh ones; written out here so this migration never changes).
 """
@@ -29,9 +29,9 @@ class Migration(migrations.Migration):
             name="calls_per_hour",
             field=models.PositiveIntegerField(
                 blank=True, null=True, validators=[django.core.validators.MinValueValidator(1)],
-                help_text="At most this many calls an hour from one session (else one client address), on top of "
-                "the site's rate limit: e.g. for contact, which sends the shop an email. Empty: the site's limit "
-                "only.",
+                help_text="At most this many calls an hour from one client address, with or without a session, on "
+                "top of the site's rate limit: e.g. for contact, which sends the shop an email. Empty: the site's "
+                "limit only.",
             ),
         ),
         migrations.RunPython(limit_contact, migrations.RunPython.noop),
