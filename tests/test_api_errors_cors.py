@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from agents_protocol.core.capabilities import register, unregister
-from agents_protocol.models import Capability
+from agents_protocol.models import AgentSession, Capability
 from tests.api_client import (
     API,
     SESSION_PATH,
@@ -202,6 +202,16 @@ def test_a_host_header_outside_allowed_hosts_is_400_not_500(live_server, caplog)
     response = requests.get(f"{live_server.url}{API}/search?q=mug", headers={"Host": "evil.example"}, timeout=10)
     assert "evil.example" not in assert_error(response, 400, "invalid_request")["error"]
     assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == ["django.security.DisallowedHost"]
+
+
+def test_a_session_asked_for_under_a_foreign_host_is_refused_before_it_exists(live_server):
+    """Made and then refused, it would count against the address's max_sessions with no token to end it."""
+    for _ in range(6):
+        refused = requests.post(f"{live_server.url}{SESSION_PATH}", json={}, headers={"Host": "evil.example"},
+                                timeout=10)
+        assert_error(refused, 400, "invalid_request")
+    assert not AgentSession.objects.exists()
+    assert requests.post(f"{live_server.url}{SESSION_PATH}", json={}, timeout=10).status_code == 201
 
 
 def test_more_query_parameters_than_django_parses_is_400_not_500(agent):

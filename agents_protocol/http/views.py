@@ -78,12 +78,12 @@ class AgentApiView(AgentView):
         # No Idempotency-Key here: a stored answer would hand this session's token to any client at
         # the same address sending the same key and body (agents behind one NAT or cloud egress, with
         # keys derived from the request). A retry makes a second session, which max_sessions bounds.
-        config = self.config
+        config, origin = self.config, self.origin  # a Host outside ALLOWED_HOSTS is refused before a session exists
         session, raw_token = create_session(
             client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions,
             audited=config.audit.enabled, **agent,
         )
-        self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
+        self.audited_call = AuditedCall.opening(session, agent, site_base(config, origin))
         return Response(success({
             "session_token": raw_token,
             "session_id": session.public_id,
@@ -91,7 +91,7 @@ class AgentApiView(AgentView):
             "ttl_seconds": round((session.expires_at - session.created_at).total_seconds()),
             "capabilities": [c.name for c in config.enabled_capabilities if c.requires_session],
             "audit": session.audited,  # session.md: `"audit": true` when audit is on (it was, for this session)
-            "inspect_url": inspect_url(self.origin, session),
+            "inspect_url": inspect_url(origin, session),
         }), status=201)
 
     def end_session(self, request):
