@@ -151,6 +151,16 @@ def test_ipv6_addresses_share_a_budget_per_64(rf):
     assert rate_key(elsewhere) != rate_key(one)
 
 
+def test_ipv4_clients_seen_through_ipv6_count_as_their_ipv4_address(rf):
+    """A dual-stack socket shows IPv4 clients as ::ffff:a.b.c.d, NAT64 as 64:ff9b::a.b.c.d: their
+    /64 would be every IPv4 client at once, one budget and one max_sessions for all of them."""
+    mapped = rf.get(SEARCH, REMOTE_ADDR="::ffff:192.0.2.1")
+    translated = rf.get(SEARCH, REMOTE_ADDR="64:ff9b::c000:201")
+    neighbour = rf.get(SEARCH, REMOTE_ADDR="::ffff:192.0.2.2")
+    assert rate_key(mapped) == rate_key(translated) == "address:192.0.2.1"
+    assert rate_key(neighbour) == "address:192.0.2.2"
+
+
 def test_a_cache_that_cannot_count_is_503_backend_unavailable(client, settings):
     with port_nothing_listens_on() as port:
         settings.CACHES = {**settings.CACHES, settings.RATELIMIT_USE_CACHE: {
