@@ -204,6 +204,21 @@ def test_a_host_header_outside_allowed_hosts_is_400_not_500(live_server, caplog)
     assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == ["django.security.DisallowedHost"]
 
 
+@pytest.mark.parametrize("path", [f"{API}/search?q=mug", "/.well-known/agents.json", "/llms.txt", "/mcp"])
+def test_a_host_whose_port_no_connection_has_is_400(live_server, path):
+    """Django takes any run of digits as a port: every URL written and every cache keyed by origin would carry it."""
+    host = urlsplit(live_server.url).hostname
+    for port in ("65536", "0" * 2000):
+        if path == "/mcp":  # a JSON-RPC error, as that transport answers
+            answer = requests.post(f"{live_server.url}{path}", json={}, headers={"Host": f"{host}:{port}"}, timeout=10)
+            assert answer.status_code == 400 and answer.json()["error"]["data"]["code"] == "invalid_request"
+        else:
+            assert_error(requests.get(f"{live_server.url}{path}", headers={"Host": f"{host}:{port}"}, timeout=10),
+                         400, "invalid_request")
+    assert requests.get(f"{live_server.url}{API}/search?q=mug", headers={"Host": f"{host}:65535"},
+                        timeout=10).status_code == 200
+
+
 def test_a_session_asked_for_under_a_foreign_host_is_refused_before_it_exists(live_server):
     """Made and then refused, it would count against the address's max_sessions with no token to end it."""
     for _ in range(6):

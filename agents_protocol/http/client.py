@@ -1,6 +1,8 @@
 """Who is calling: the session token from any of the three accepted headers, and the client address."""
 import ipaddress
 
+from django.core.exceptions import DisallowedHost
+
 from agents_protocol.core.conf import get_setting
 
 TOKEN_HEADERS = ("HTTP_X_SESSION_TOKEN", "HTTP_X_AGENT_SESSION")
@@ -40,5 +42,18 @@ def client_address(request):
 
 def request_origin(request):
     """`scheme://host[:port]` the request was made to; get_host() refuses a host outside
-    ALLOWED_HOSTS. (What build_absolute_uri("/") gives without its slash, at half the cost.)"""
-    return f"{request.scheme}://{request.get_host()}"
+    ALLOWED_HOSTS, and this a port no TCP connection has. (What build_absolute_uri("/") gives
+    without its slash, at half the cost.)"""
+    host = request.get_host()
+    refuse_impossible_port(host)
+    return f"{request.scheme}://{host}"
+
+
+def refuse_impossible_port(host):
+    """DisallowedHost for a validated Host whose port is past 65535: Django takes any run of
+    digits, and every URL the site writes, and every cache keyed by origin, would carry it."""
+    if host.endswith("]"):
+        return  # an IPv6 literal without a port
+    _, colon, port = host.rpartition(":")
+    if colon and (len(port) > 5 or int(port) > 65535):
+        raise DisallowedHost(f"The Host header's port {port[:12]} is no TCP port.")
