@@ -30,7 +30,7 @@ from acme.agents import AcmeProvider
 from agents_protocol.audit import verify
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.http.sessions import end_session
-from agents_protocol.models import AgentSession, AuditEvent, RateLimitConfig
+from agents_protocol.models import AgentSession, AuditEvent, IdempotencyRecord, RateLimitConfig
 from cart.models import CartLine, Order
 from tests.factories import make_agent_session, make_product
 from tests.test_hostile_input import stored_state
@@ -236,6 +236,17 @@ def test_the_same_key_and_body_twice_runs_once_and_replays_the_answer(transport,
     assert again.http_status == first.http_status
     assert transport.stable(again.body) == transport.stable(first.body)
     assert CartLine.objects.get().quantity == 2
+
+
+def test_a_capability_that_only_reads_ignores_the_key_and_keeps_no_answer(transport, token):
+    """search (a GET capability; A2A, PactSpec and MCP reach it by POST) runs again under the same
+    key: storing its answers a day under every fresh key would keep every page a client asks for."""
+    key = {"Idempotency-Key": f"{transport.name}-read-1"}
+    first = transport.call("search", {"q": "mug"}, token=token, headers=key)
+    again = transport.call("search", {"q": "mug"}, token=token, headers=key)
+
+    assert first.ok and again.ok and not again.replayed, again.body
+    assert not IdempotencyRecord.objects.exists()
 
 
 def test_the_same_key_with_another_body_is_422_idempotency_conflict(transport, token):

@@ -188,9 +188,13 @@ class AgentView(APIView):
         return data
 
     def replay_or_claim(self, session, body):
-        """For a POST with an Idempotency-Key: the stored answer, or None once the key is claimed."""
+        """For a POST with an Idempotency-Key: the stored answer, or None once the key is claimed.
+        A capability that only reads (method GET, reached by POST through A2A, PactSpec or MCP)
+        ignores the key: running it again changes nothing, and keeping its answers a day would
+        store every page a client asks for under a fresh key."""
         request = self.request._request
-        key = idempotency.key_from(request) if request.method == "POST" else None
+        changes = request.method == "POST" and self.capability.method != "GET"
+        key = idempotency.key_from(request) if changes else None
         if key is None:
             return None
         scope = idempotency.scope_for(session, client_address(request))
