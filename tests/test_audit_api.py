@@ -56,6 +56,18 @@ def test_the_documents_announce_audit_with_a_public_key(live_server):
     assert f"Audit-Endpoint: {live_server.url}{API}/audit/:session_id" in txt
 
 
+def test_a_refused_call_with_a_path_longer_than_the_column_is_recorded_to_its_first_500_characters(agent):
+    """PostgreSQL refuses a row whose path is too long, and the event would be lost with it."""
+    agent.start()
+    refused = agent.call("GET", "/detail/" + "x" * 3000)
+    assert refused.status_code == 400
+    ended = agent.call("DELETE", "/session").json()["data"]
+    trail = requests.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()
+    (detail,) = [event for event in trail["data"]["events"] if event["capability"] == "detail"]
+    assert detail["path"] == (API + "/detail/" + "x" * 3000)[:500] and detail["response_status"] == 400
+    assert verify(trail["data"], agent.published_key()).ok
+
+
 def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
     agent.start()
     agent.call("GET", "/search", params={"q": "mug"})

@@ -119,6 +119,20 @@ def test_a_refused_call_is_recorded_in_the_session_audit_trail(client, clock):
         ("cart.view", 200, "allow"), ("cart.view", 429, "deny:rate_limited")]
 
 
+def test_a_session_past_its_limit_has_its_first_refusal_of_each_window_recorded(client, clock):
+    """A client past its limit could otherwise write a row per call, as fast as it can send: of the
+    calls a limit refuses, each window's first is recorded, the rest only counted."""
+    set_limit(2)
+    session = create_session(client).json()["data"]
+    bearer = {"HTTP_AUTHORIZATION": f"Bearer {session['session_token']}"}
+    assert [client.get(CART_VIEW, **bearer).status_code for _ in range(7)] == [200, 200] + [429] * 5
+    clock.now += 60  # the next window
+    assert [client.get(CART_VIEW, **bearer).status_code for _ in range(4)] == [200, 200, 429, 429]
+
+    events = AuditEvent.objects.filter(session__public_id=session["session_id"], capability="cart.view")
+    assert [e.policy_result for e in events.order_by("seq")] == ["allow", "allow", "deny:rate_limited"] * 2
+
+
 def test_invented_tokens_count_against_the_address(client, clock):
     set_limit(2)
     statuses = [client.get(SEARCH, HTTP_AUTHORIZATION=f"Bearer invented-{n}").status_code for n in range(3)]

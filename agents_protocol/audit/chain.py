@@ -136,6 +136,7 @@ INSERT_EVENT = (
     " %s, %s)"
 )
 PARAMS_FIELD = AuditEvent._meta.get_field("params")
+MAX_EVENT_PATH = AuditEvent._meta.get_field("path").max_length
 
 
 @contextmanager
@@ -182,7 +183,9 @@ def _event(seq, prev_hash, capability, method, path, params, response_status, po
     """The event that follows `prev_hash` as number `seq`, with its hash; `params` already redacted.
 
     Its time is now, or the previous event's (`not_before`) if that is later: in one chain time
-    never goes back, though its calls may reach hosts whose clocks differ a little.
+    never goes back, though its calls may reach hosts whose clocks differ a little. A path longer
+    than the column holds (a refused call's, up to MAX_URL_BYTES) is kept to its first
+    MAX_EVENT_PATH characters: PostgreSQL would refuse the row, and the event with it.
     """
     event = {
         "seq": seq,
@@ -190,7 +193,7 @@ def _event(seq, prev_hash, capability, method, path, params, response_status, po
         "timestamp": max(timestamp_now(), not_before),
         "capability": capability,
         "method": method,
-        "path": path,
+        "path": path[:MAX_EVENT_PATH],
         "params": params,
         "response_status": response_status,
         "policy_result": policy_result,

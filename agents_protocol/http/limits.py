@@ -25,6 +25,8 @@ import logging
 from functools import lru_cache
 from typing import NamedTuple
 
+from django.conf import settings
+from django.core.cache import caches
 from django_ratelimit import core as ratelimit_core
 from django_ratelimit.core import get_usage
 
@@ -167,6 +169,25 @@ def capability_rate_limited(capability, usage):
         f"Retry in {usage.retry_after} seconds.",
         headers={"Retry-After": str(usage.retry_after)},
     )
+
+
+def first_refusal_in_session(request, session):
+    """Whether this call, refused by a rate limit, is the first that limit refused `session` in
+    its current window: the audit trail records that one, and the activity page counts the rest
+    (a client past its limit would otherwise write a row per call, as fast as it can send). True
+    when no limit refused it, or when the cache cannot say."""
+    refusing = [(name, usage) for name, usage in (("site", usage_of(request)),
+                                                  ("capability", capability_usage_of(request)))
+                if usage is not None and usage.exceeded]
+    if not refusing:
+        return True
+    name, usage = refusing[0]
+    key = f"{GROUP}.refusal-recorded:{name}:{session.pk}:{usage.reset_at}"
+    try:
+        return caches[getattr(settings, "RATELIMIT_USE_CACHE", "default")].add(key, 1, usage.retry_after + 1)
+    except Exception:  # cache backends share no error type: record it rather than lose it
+        logger.exception("The rate-limit cache failed")
+        return True
 
 
 def capability_usage_of(request):

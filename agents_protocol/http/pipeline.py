@@ -265,12 +265,15 @@ class AgentView(APIView):
         A handler that recorded its change (CallContext.record_change) appended the event
         already, in the transaction of the change: kept if the handler then returned, or if
         that transaction committed before the handler failed. Otherwise the event made before
-        the call is appended here when the call succeeded, or an event of the failure.
+        the call is appended here when the call succeeded, or an event of the failure. Of the
+        calls a rate limit refuses, the session's first in each window of that limit is recorded.
         """
         call = self.audited_call
         if call is None or call.recorded_by_handler:
             return
         status, code = self.outcome(response)
+        if code == "rate_limited" and not limits.first_refusal_in_session(self.request._request, call.session):
+            return
         policy_result = policy.REPLAYED if call.replayed else policy.denied(code) if code else policy.ALLOW
         try:
             if call.pending and not call.pending.appended and (status, policy_result) == (200, policy.ALLOW):
