@@ -11,10 +11,11 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from agents_protocol.audit import verify
+from agents_protocol.audit import lifecycle, verify
 from agents_protocol.models import AgentSession, AuditConfig
 from cart.models import Order
 from catalog.demo import load_demo_catalog
+from tests.factories import make_agent_session
 from tests.servers import start_site
 
 API = "/.well-known/agents/api"
@@ -189,6 +190,23 @@ def test_seal_expired_and_prune_commands(agent, settings):
     assert agent.call("GET", f"/audit/{agent.session_id}").status_code == 200
     call_command("agents_audit", "prune")
     assert agent.call("GET", f"/audit/{agent.session_id}").status_code == 404
+
+
+def test_a_session_that_cannot_be_sealed_holds_up_neither_the_others_nor_pruning(db, monkeypatch, caplog):
+    stuck, other = make_agent_session(), make_agent_session()
+    AgentSession.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+    seal = lifecycle.close_and_seal
+
+    def failing_for_one(session, *args, **kwargs):
+        if session.pk == stuck.pk:
+            raise MemoryError("an artifact too large to build")
+        return seal(session, *args, **kwargs)
+
+    monkeypatch.setattr(lifecycle, "close_and_seal", failing_for_one)
+    call_command("agents_prune")
+    assert AgentSession.objects.get(pk=other.pk).end_reason == "expired"
+    assert AgentSession.objects.get(pk=stuck.pk).ended_at is None  # left for the next run
+    assert stuck.public_id in caplog.text
 
 
 def test_with_audit_off_nothing_is_recorded_or_served(agent):

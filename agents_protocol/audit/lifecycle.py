@@ -1,4 +1,5 @@
 """Ending sessions for audit: sealing expired ones, rotating the key, pruning old artifacts."""
+import logging
 from datetime import timedelta
 
 from django.db import transaction
@@ -13,14 +14,22 @@ from agents_protocol.core.conf import get_setting
 from agents_protocol.core.config import bump_revision
 from agents_protocol.core.models import AgentSession, SigningKey
 
+logger = logging.getLogger(__name__)
+
 
 def seal_expired(now=None):
-    """Seal every session past its deadline that nobody touched since; returns how many."""
+    """Seal every session past its deadline that nobody touched since; returns how many. A session
+    that cannot be sealed is logged and left for the next run: the others, and the pruning that
+    follows in agents_prune, go on."""
     now = now or timezone.now()
     expired = AgentSession.objects.filter(ended_at__isnull=True, expires_at__lte=now)
     count = 0
     for session in expired.iterator():
-        close_and_seal(session, "expired", session.expires_at)
+        try:
+            close_and_seal(session, "expired", session.expires_at)
+        except Exception:
+            logger.exception("Could not seal the expired session %s", session.public_id)
+            continue
         count += 1
     return count
 
