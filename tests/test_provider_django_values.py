@@ -7,6 +7,7 @@ get_object_or_404 or Model.objects.get: a 404, never a 500. Its pks (ints) are a
 text ids the published output schemas promise, which the official MCP client checks, and an
 item it gives no price has neither price nor currency.
 """
+import copy
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -121,6 +122,10 @@ def pk_item(pk, price):
     return {"id": pk, "name": f"Item {pk}", "price": price, "currency": "USD"}
 
 
+KEPT_VARIANTS = ({"id": 71, "attributes": {"size": "large"}, "price": None, "currency": "USD", "variant_of": 7},)
+KEPT_DETAIL = {**pk_item(7, Decimal("12.5")), "variants": list(KEPT_VARIANTS)}
+
+
 class IntegerIdsProvider(ShopProvider):
     """Answers with the ORM's integer pks as ids, and None for the price of an unpriced item."""
 
@@ -131,8 +136,7 @@ class IntegerIdsProvider(ShopProvider):
         return ItemPage([pk_item(7, Decimal("12.5"))], 1)
 
     def item_detail(self, context, *, item_id):
-        variants = [{"id": 71, "attributes": {"size": "large"}, "price": None, "currency": "USD", "variant_of": 7}]
-        return {**pk_item(7, Decimal("12.5")), "variants": variants}
+        return KEPT_DETAIL  # a shop may hand out what it keeps between calls
 
     def cart_view(self, context):
         return {"items": [{"item_id": 71, "quantity": 1, "price": Decimal("12.5"), "currency": "USD"}],
@@ -181,6 +185,13 @@ def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop
     one = ok_data(pk_shop.get(f"{API}/order/status", {"order_id": "42"}))
     jsonschema.validate(one, BUILTIN_OUTPUTS["order.status"])
     assert one["order_id"] == "42"
+
+
+def test_the_providers_own_objects_are_never_changed(pk_shop):
+    kept = copy.deepcopy(KEPT_DETAIL)
+    for _ in range(2):
+        assert ok_data(pk_shop.get(f"{API}/detail/7"))["variants"][0]["id"] == "71"
+    assert KEPT_DETAIL == kept and KEPT_DETAIL["variants"][0] is KEPT_VARIANTS[0]
 
 
 def test_an_unpriced_item_has_neither_price_nor_currency(pk_shop):

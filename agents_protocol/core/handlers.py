@@ -103,17 +103,30 @@ def text_id(value):
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-def with_text_ids(answer):
-    """`answer` (a dict of the provider) with its ids among ID_KEYS as text, rewritten in place."""
-    for key in ID_KEYS:
-        if key in answer:
-            answer[key] = text_id(answer[key])
+# The answers below are the provider's own objects whenever nothing needs rewriting, and copies
+# otherwise: a provider may hand out dicts it keeps and shares between calls (the demo shop's
+# catalog read cache does), which the app must not change.
+
+def with_text_ids(answer, keys=ID_KEYS):
+    """`answer` (a dict of the provider) with its ids among `keys` as text."""
+    for key in keys:
+        if type(answer.get(key)) is int:  # type(): True is no id
+            return {**answer, **{key: str(answer[key]) for key in keys if type(answer.get(key)) is int}}
     return answer
+
+
+def published_list(items, publish):
+    """`items` with each item as `publish` writes it: the same list when none changed."""
+    published = [publish(item) for item in items]
+    for new, old in zip(published, items):
+        if new is not old:
+            return published
+    return items
 
 
 def published_items(items):
     """The items of a search or browse page, each as published_item writes it."""
-    return [published_item(item) for item in items]
+    return published_list(items, published_item)
 
 
 def published_item(item):
@@ -123,30 +136,32 @@ def published_item(item):
     is left to the codec, as the provider returned it."""
     if not isinstance(item, dict):
         return item
-    with_text_ids(item)
+    item = with_text_ids(item)
     if "price" in item and item["price"] is None:
-        item.pop("price", None)  # pop: a provider's cached answer may be rewritten by two threads at once
-        item.pop("currency", None)
-    if isinstance(item.get("variants"), list):
-        item["variants"] = published_items(item["variants"])
+        item = {key: value for key, value in item.items() if key not in ("price", "currency")}
+    variants = item.get("variants")
+    if isinstance(variants, list):
+        published = published_items(variants)
+        if published is not variants:
+            item = {**item, "variants": published}
     return item
 
 
 def published_cart(cart):
     """A cart (cart.view, or in a line change) with the ids of its lines as text."""
-    if isinstance(cart, dict) and isinstance(cart.get("items"), list):
-        for line in cart["items"]:
-            if isinstance(line, dict):
-                with_text_ids(line)
-    return cart
+    if not (isinstance(cart, dict) and isinstance(cart.get("items"), list)):
+        return cart
+    lines = published_list(cart["items"], lambda line: with_text_ids(line) if isinstance(line, dict) else line)
+    return cart if lines is cart["items"] else {**cart, "items": lines}
 
 
 def published_line_change(answer):
     """What cart.add, cart.update and cart.remove answer, with its ids (and its cart's) as text."""
-    if isinstance(answer, dict):
-        with_text_ids(answer)
-        published_cart(answer.get("cart"))
-    return answer
+    if not isinstance(answer, dict):
+        return answer
+    answer = with_text_ids(answer)
+    cart = published_cart(answer.get("cart"))
+    return answer if cart is answer.get("cart") else {**answer, "cart": cart}
 
 
 @calls_provider("search", "search")
@@ -235,12 +250,14 @@ def order_status(call):
 def published_orders(answer):
     """order.status as the published output schema says it: order ids as text, in the one order
     or in each of the list."""
-    if isinstance(answer, dict):
-        orders = answer.get("orders")
-        for order in orders if isinstance(orders, list) else [answer]:
-            if isinstance(order, dict) and "order_id" in order:
-                order["order_id"] = text_id(order["order_id"])
-    return answer
+    if not isinstance(answer, dict):
+        return answer
+    orders = answer.get("orders")
+    if not isinstance(orders, list):
+        return with_text_ids(answer, ("order_id",))
+    published = published_list(orders, lambda order: with_text_ids(order, ("order_id",))
+                               if isinstance(order, dict) else order)
+    return answer if published is orders else {**answer, "orders": published}
 
 
 def handoff_status(call, handoff):
