@@ -181,9 +181,10 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     list_display = ["seq", "session", "timestamp", "capability", "method", "path", "response_status", "policy_result"]
     list_display_links = None
-    list_filter = ["capability", "response_status"]
     list_select_related = ["session"]
-    ordering = ["session", "seq"]  # the (session, seq) constraint's index
+    # The (session, seq) constraint's index; "session" would order by the session's own ordering
+    # (a join). No list_filter: each would read every event ever recorded for its choices.
+    ordering = ["session_id", "seq"]
     show_full_result_count = False
     fields = ["session", "seq", "event_id", "timestamp", "capability", "method", "path", "params",
               "response_status", "policy_result", "hint", "prev_hash", "event_hash"]

@@ -232,7 +232,7 @@ def test_singleton_list_opens_the_single_row(admin_client):
         "/admin/agents_protocol/capability/?enabled__exact=1&q=cart",
         "/admin/agents_protocol/flow/",
         "/admin/agents_protocol/agentsession/",
-        "/admin/agents_protocol/auditevent/?capability=search&response_status=200",
+        "/admin/agents_protocol/auditevent/?session__id__exact=1",
     ],
 )
 def test_shop_admin_lists_search_and_filter(admin_client, path):
