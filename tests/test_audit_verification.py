@@ -242,5 +242,7 @@ def test_verify_without_a_key_uses_the_one_the_shop_publishes_even_with_no_datab
             assert f"Key: {published}" in run.stdout and "VALID" in run.stdout
         refused = verify_with_command(str(tmp_path / "forged.json"))
         assert refused.returncode != 0 and "signature" in refused.stderr and published in refused.stdout
+        assert "the shop the artifact itself names" in refused.stdout  # a file: the shop is the artifact's word
+        assert "the artifact names someone-else: signed before the shop rotated its key?" in refused.stdout
     finally:
         site.stop()

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
 from agents_protocol.audit import verify
+from agents_protocol.audit.keys import key_id, verify_key_from_b64
 from agents_protocol.audit.lifecycle import prune, seal_expired
 from agents_protocol.core.models import SigningKey
 from agents_protocol.documents.interop import AGENTS_JSON_PATH
@@ -50,15 +51,23 @@ def choose_key(artifact, public_key, source):
     names (`site`); else the artifact's own, which proves integrity but not who signed."""
     if public_key:
         return public_key, "given with --public-key"
-    key_id = artifact.get("key_id") if isinstance(artifact, dict) else None
-    known = recorded_key(key_id)
+    fields = artifact if isinstance(artifact, dict) else {}
+    named_key_id = fields.get("key_id")
+    known = recorded_key(named_key_id)
     if known:
         return known.public_key, f"{known.key_id} from this site's key records"
-    shop = origin_of(source) or origin_of(artifact.get("site") if isinstance(artifact, dict) else None)
-    if shop:
-        published = published_key(shop)
-        return published, f"audit.public_key published at {shop}{AGENTS_JSON_PATH}"
-    return None, "the artifact's own public_key (proves integrity, not who signed: pass --public-key)"
+    fetched_from = origin_of(source)
+    shop = fetched_from or origin_of(fields.get("site"))
+    if shop is None:
+        return None, "the artifact's own public_key (proves integrity, not who signed: pass --public-key)"
+    published = published_key(shop)
+    origin = f"audit.public_key published at {shop}{AGENTS_JSON_PATH}"
+    if fetched_from is None:
+        origin += " (the shop the artifact itself names)"
+    if key_id_of(published) != named_key_id:
+        origin += (f"; that is key {key_id_of(published)} and the artifact names {named_key_id}: signed before the "
+                   "shop rotated its key? Pass that key with --public-key")
+    return published, origin
 
 
 def recorded_key(key_id):
@@ -66,6 +75,13 @@ def recorded_key(key_id):
     try:
         return SigningKey.objects.filter(key_id=key_id).first() if key_id else None
     except DatabaseError:
+        return None
+
+
+def key_id_of(public_key):
+    try:
+        return key_id(verify_key_from_b64(public_key))
+    except ValueError:
         return None
 
 
