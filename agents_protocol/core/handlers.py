@@ -11,6 +11,7 @@ Each handler calls one method of the provider (core/provider.py's ShopProvider),
 first and every other argument by keyword; the handler's `provider_method` names it, so
 system check W002 can name an enabled capability whose method the provider lacks.
 """
+import logging
 from dataclasses import replace
 from functools import wraps
 
@@ -28,6 +29,8 @@ from agents_protocol.core.errors import (
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import money_written
 from agents_protocol.core.schema import invalid_params
+
+logger = logging.getLogger(__name__)
 
 REQUIRED = "This parameter is required."
 # Where the answers of the built-in capabilities carry an id (an item's, a cart line's, a variant's parent).
@@ -73,6 +76,8 @@ def ask_provider(call, method_name, **arguments):
     try:
         return method(call.context, **arguments)
     except MISSING:
+        # Usually the item asked for; a provider's own bug (a missing related row) looks the same.
+        logger.info("The provider's %s() found nothing", method_name, exc_info=True)
         raise NothingThere() from None
 
 
