@@ -90,7 +90,12 @@ RENDERERS = {
 # A document rendered without some examples is answered for this long before the provider is asked
 # again: long enough that public fetches never hammer a failing shop, short enough to heal soon.
 INCOMPLETE_RETRY_SECONDS = 10
-_incomplete = {}  # (kind, config, origin) → (document, time.monotonic() after which to render again)
+_incomplete = {}  # (kind, config, origin) → (document, seconds_now() after which to render again)
+
+
+def seconds_now():
+    """The clock INCOMPLETE_RETRY_SECONDS are counted on (tests move it)."""
+    return time.monotonic()
 
 
 @lru_cache(maxsize=64)
@@ -103,14 +108,14 @@ def published_document(kind, origin):
     (lru_cache keeps no render that raised: an Uncached one is kept INCOMPLETE_RETRY_SECONDS)."""
     key = (kind, current_config(), origin)
     kept = _incomplete.get(key)
-    if kept is not None and time.monotonic() < kept[1]:
+    if kept is not None and seconds_now() < kept[1]:
         return kept[0]
     try:
         document = _rendered(*key)
     except Uncached as incomplete:
         if len(_incomplete) >= 64:
             _incomplete.clear()
-        _incomplete[key] = (incomplete.document, time.monotonic() + INCOMPLETE_RETRY_SECONDS)
+        _incomplete[key] = (incomplete.document, seconds_now() + INCOMPLETE_RETRY_SECONDS)
         return incomplete.document
     _incomplete.pop(key, None)
     return document
