@@ -66,8 +66,13 @@ class DjangoValuesProvider(ShopProvider):
 
 @pytest.fixture
 def django_shop(settings, live_server):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.DjangoValuesProvider"}
     settings.TIME_ZONE = "Europe/Paris"
+    return agent_of_a_shop(settings, live_server, DjangoValuesProvider)
+
+
+def agent_of_a_shop(settings, live_server, provider):
+    """An agent, in a session, of the site served with `provider` as its shop."""
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.{provider.__name__}"}
     agent = AgentClient(live_server.url)
     agent.start_session(agent_name="test")
     return agent
@@ -155,10 +160,7 @@ class IntegerIdsProvider(ShopProvider):
 
 @pytest.fixture
 def pk_shop(settings, live_server):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.IntegerIdsProvider"}
-    agent = AgentClient(live_server.url)
-    agent.start_session(agent_name="test")
-    return agent
+    return agent_of_a_shop(settings, live_server, IntegerIdsProvider)
 
 
 def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop):
@@ -227,10 +229,7 @@ class WideAmountsProvider(ShopProvider):
 
 @pytest.fixture
 def wide_shop(settings, live_server):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.WideAmountsProvider"}
-    agent = AgentClient(live_server.url)
-    agent.start_session(agent_name="test")
-    return agent
+    return agent_of_a_shop(settings, live_server, WideAmountsProvider)
 
 
 def test_an_amount_wider_than_the_default_decimal_context_is_written_to_its_cent(wide_shop):
