@@ -69,6 +69,16 @@ def test_a_refused_call_with_a_path_longer_than_the_column_is_recorded_to_its_fi
     assert verify(trail["data"], agent.published_key()).ok
 
 
+def test_a_refused_call_with_nul_in_its_path_is_recorded_with_it_escaped(agent):
+    """PostgreSQL's text columns refuse NUL: the row, and the event with it, would be lost."""
+    agent.start()
+    assert agent.call("GET", "/detail/abc%00def").status_code in (400, 404)
+    ended = agent.call("DELETE", "/session").json()["data"]
+    trail = requests.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()
+    (detail,) = [event for event in trail["data"]["events"] if event["capability"] == "detail"]
+    assert detail["path"] == f"{API}/detail/abc%00def"
+
+
 def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
     agent.start()
     agent.call("GET", "/search", params={"q": "mug"})

@@ -185,7 +185,8 @@ def _event(seq, prev_hash, capability, method, path, params, response_status, po
     Its time is now, or the previous event's (`not_before`) if that is later: in one chain time
     never goes back, though its calls may reach hosts whose clocks differ a little. A path longer
     than the column holds (a refused call's, up to MAX_URL_BYTES) is kept to its first
-    MAX_EVENT_PATH characters: PostgreSQL would refuse the row, and the event with it.
+    MAX_EVENT_PATH characters, and a NUL in it is written %00 as it was sent: PostgreSQL would
+    refuse the row, and the event with it.
     """
     event = {
         "seq": seq,
@@ -193,7 +194,7 @@ def _event(seq, prev_hash, capability, method, path, params, response_status, po
         "timestamp": max(timestamp_now(), not_before),
         "capability": capability,
         "method": method,
-        "path": path[:MAX_EVENT_PATH],
+        "path": path.replace("\x00", "%00")[:MAX_EVENT_PATH],
         "params": params,
         "response_status": response_status,
         "policy_result": policy_result,
