@@ -2,10 +2,11 @@
 
 Agents repeat their reads: the same search, the same browse page, the same product. Ranking a
 search's matches costs milliseconds on a large catalog (docs/performance.md), while finding out
-whether anything in the catalog changed costs one indexed read: the version token that
-database triggers replace with every product or category change (migration 0003). Each call
-reads the token first, then answers from this worker's entries if they were made under the
-same token, or reads the database and keeps the answer. Reading the token first makes a change
+whether anything in the catalog changed costs one indexed read: the version token that database
+triggers replace with every product or category change (migration 0003; on PostgreSQL before
+the statement's rows, so that every writer locks the version row first: 0008). Each call reads
+the token first, then answers from this worker's entries if they were made under the same
+token, or reads the database and keeps the answer. Reading the token first makes a change
 committed during the read harmless: its answer is kept under the token from before, which no
 later call will find again.
 

@@ -70,6 +70,66 @@ waiting.join()
 print(outcomes["first"])
 print(outcomes["second"])
 """
+CREATE_TWO_JARS = """
+from decimal import Decimal
+from catalog.models import Category, Product
+vases = Category.objects.create(name="Vases", slug="vases")
+for public_id in ("jar-one", "jar-two"):
+    Product.objects.create(public_id=public_id, name=public_id, slug=public_id, category=vases,
+                           price=Decimal("40.00"), currency="USD", stock=5)
+"""
+# Two humans confirm at once on PostgreSQL: the first order holds both jars, the second one of
+# them. The first pauses after taking its first jar until the second waits for a lock, then
+# goes on to its second jar, the one the second order holds too.
+CONFIRM_TOGETHER = """
+import threading, time
+from django.db import connection
+from cart import services
+from cart.models import Order
+from cart.payments import Customer, DemoPaymentBackend
+
+take_line_stock = services._take_line_stock
+first_jar_taken, go_on = threading.Event(), threading.Event()
+
+def pausing_after_the_first_jar(line):
+    taken = take_line_stock(line)
+    if threading.current_thread().name == "both-jars" and not first_jar_taken.is_set():
+        first_jar_taken.set()
+        go_on.wait(60)
+    return taken
+
+services._take_line_stock = pausing_after_the_first_jar
+customer, outcomes = Customer("Ada Lovelace", "ada@example.com", "12 Analytical Row"), {}
+
+def confirm(order):
+    try:
+        services.confirm_order(order, customer, backend=DemoPaymentBackend())
+        outcomes[threading.current_thread().name] = "confirmed"
+    except Exception as error:
+        outcomes[threading.current_thread().name] = repr(error)
+    finally:
+        connection.close()
+
+both, one = Order.objects.order_by("pk")
+first = threading.Thread(target=confirm, args=(both,), name="both-jars")
+first.start()
+assert first_jar_taken.wait(60)
+second = threading.Thread(target=confirm, args=(one,), name="one-jar")
+second.start()
+with connection.cursor() as cursor:
+    for _ in range(600):
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+        if cursor.fetchone()[0]:
+            break
+        time.sleep(0.05)
+    else:
+        raise SystemExit("the second confirmation never waited for a lock")
+go_on.set()
+first.join()
+second.join()
+print(outcomes["both-jars"])
+print(outcomes["one-jar"])
+"""
 ORDER_STATUSES = "from cart.models import Order; print(sorted(Order.objects.values_list('status', flat=True)))"
 
 
@@ -171,5 +231,21 @@ def test_on_postgresql_the_human_who_waited_for_the_last_unit_is_told_it_sold_ou
         ]
         assert jar_stock(site) == 0
         assert order_statuses(site) == "['confirmed', 'pending']"
+    finally:
+        site.stop()
+
+
+def test_on_postgresql_two_confirmations_sharing_a_product_do_not_deadlock(tmp_path, postgres_server):  # noqa: F811
+    site = start_site(tmp_path, workers=1, DATABASE_URL=postgres_server.create_database("checkout_two_jars"))
+    try:
+        assert site.manage("shell", "-v0", "-c", CREATE_TWO_JARS).returncode == 0
+        agent_checkout(site.url, ("jar-one", 1), ("jar-two", 1))
+        agent_checkout(site.url, ("jar-two", 1))
+
+        raced = site.manage("shell", "-v0", "-c", CONFIRM_TOGETHER)
+
+        assert raced.returncode == 0, raced.stderr
+        assert raced.stdout.splitlines() == ["confirmed", "confirmed"]
+        assert order_statuses(site) == "['confirmed', 'confirmed']"
     finally:
         site.stop()
