@@ -1,5 +1,6 @@
 """/.well-known/pactspec.json: valid PactSpec v1, examples from real answers, invocable skills,
 and generated test suites that the official PactSpec CLI runs green against the live server."""
+import io
 import json
 import os
 import re
@@ -10,6 +11,7 @@ from pathlib import Path
 import pactspec
 import pytest
 import requests
+from django.core.wsgi import get_wsgi_application
 from django.db import OperationalError
 from jsonschema import Draft202012Validator, FormatChecker
 
@@ -17,6 +19,7 @@ from acme.agents import AcmeProvider
 from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.http import publishing
 from agents_protocol.models import Capability
+from agents_protocol.wsgi import DocumentReplay
 from catalog.demo import load_demo_catalog
 from tests.api_client import AgentClient, ok_data
 
@@ -239,3 +242,33 @@ def test_a_provider_failing_for_a_moment_costs_examples_only_until_it_answers_ag
     monkeypatch.setattr(publishing, "seconds_now", lambda: 1000.0 + publishing.INCOMPLETE_RETRY_SECONDS)
     after = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10).json()
     assert {skill["id"] for skill in after["skills"] if "examples" in skill} == {"search", "browse", "detail"}
+
+
+@pytest.mark.django_db(transaction=True)  # the WSGI handler closes the connection after each request
+def test_an_incomplete_document_is_never_replayed_from_memory(monkeypatch):
+    """The site's WSGI entry point replays documents ahead of Django (agents_protocol.wsgi):
+    one a failing provider left without examples is answered no-store, so it is not kept."""
+    load_demo_catalog()
+    replay = DocumentReplay(get_wsgi_application())
+
+    def fetched():
+        started = {}
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/.well-known/pactspec.json", "QUERY_STRING": "",
+                   "SERVER_NAME": "testserver", "SERVER_PORT": "80", "HTTP_HOST": "testserver",
+                   "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(), "wsgi.errors": io.StringIO()}
+        body = b"".join(replay(environ, lambda status, headers, exc_info=None: started.update(headers,
+                                                                                              status=status)))
+        assert started["status"] == "200 OK", body
+        return started, {skill["id"] for skill in json.loads(body)["skills"] if "examples" in skill}
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the catalog database went away for a moment")
+
+    monkeypatch.setattr(publishing, "seconds_now", lambda: 1000.0)
+    with monkeypatch.context() as patched:
+        patched.setattr(AcmeProvider, "browse", failing)
+        headers, examples = fetched()
+    assert headers["Cache-Control"] == "no-store" and examples == set()
+    monkeypatch.setattr(publishing, "seconds_now", lambda: 1000.0 + publishing.INCOMPLETE_RETRY_SECONDS)
+    headers, examples = fetched()
+    assert examples == {"search", "browse", "detail"} and headers["Cache-Control"].startswith("public")

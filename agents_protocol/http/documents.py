@@ -32,7 +32,10 @@ def _document_response(request, kind):
         response = _refusal(CapabilityError(412, "precondition_failed", "If-Match names another version of "
                                             "this document; GET it again for its current ETag."))
     response["ETag"] = document.etag
-    response["Cache-Control"] = f"public, max-age={get_setting('DOCUMENT_MAX_AGE')}, must-revalidate"
+    # An incomplete document (a failing provider left examples out) is for this answer only: no
+    # cache, DocumentReplay's included, may keep it past INCOMPLETE_RETRY_SECONDS.
+    response["Cache-Control"] = (f"public, max-age={get_setting('DOCUMENT_MAX_AGE')}, must-revalidate"
+                                 if document.complete else "no-store")
     return allow_any_origin(response)
 
 

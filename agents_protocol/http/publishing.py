@@ -1,7 +1,7 @@
 """The discovery documents as ready-to-send bytes, rendered once per revision and origin."""
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agents_protocol.audit.keys import public_key_b64
@@ -24,6 +24,7 @@ class PublishedDocument:
     body: bytes
     content_type: str
     etag: str
+    complete: bool = True  # False: examples the shop's provider failed to give are missing
 
 
 def _publish(body, content_type):
@@ -69,7 +70,7 @@ def _with_examples(build, config, origin):
     failed = []
     document = _publish_json(build(config, origin, capture_examples(config, origin, failed)))
     if failed:
-        raise Uncached(document)
+        raise Uncached(replace(document, complete=False))
     return document
 
 
