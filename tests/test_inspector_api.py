@@ -9,9 +9,12 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
+from django.db import OperationalError
 from django.utils import timezone
 
+from acme.agents import AcmeProvider
 from agents_protocol.audit import verify
+from agents_protocol.inspector import state as inspector_state
 from agents_protocol.models import AgentSession, AuditEvent, RateLimitConfig
 from tests.api_client import API, AgentClient, assert_error, ok_data
 from tests.factories import make_product
@@ -177,6 +180,28 @@ def test_the_cart_and_the_handoffs_order_are_what_the_shop_answers(shop):
     orders = state_data(created["inspect_url"])["orders"]["data"]["orders"]
     assert [(o["order_id"], o["status"]) for o in orders] == [(handoff["order_id"], "pending")]
     assert handoff["checkout_url"] not in state(created["inspect_url"]).text
+
+
+def test_a_failing_panel_leaves_the_others_and_a_database_outage_is_the_envelope(shop, monkeypatch):
+    """The page reads JSON: a shop bug in the cart leaves the calls shown, and a database outage
+    is the API's 503 envelope, never the site's HTML error page."""
+    client, created = start(shop)
+    client.add_to_cart("mug", 1)
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug in the shop's cart")
+
+    monkeypatch.setattr(AcmeProvider, "cart_view", broken)
+    seen = state_data(created["inspect_url"])
+    assert seen["cart"]["code"] == "internal_error" and "cart.add" in [c["capability"] for c in seen["calls"]]
+
+    def database_gone(*args, **kwargs):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(inspector_state, "calls_after", database_gone)
+    answer = state(created["inspect_url"])
+    assert_error(answer, 503, "backend_unavailable")
+    assert answer.headers["Content-Type"].startswith("application/json")
 
 
 def test_the_sealed_artifact_is_a_download_once_the_session_ended_and_verifies(shop):

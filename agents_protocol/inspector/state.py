@@ -5,6 +5,7 @@ hashed) with the sentence each refused call was told; the cart and the orders ar
 shop's provider answers cart.view and order.status for that session; the headroom is the
 session's rate-limit window, read without counting a call.
 """
+import logging
 import math
 
 from django.utils import timezone
@@ -17,6 +18,8 @@ from agents_protocol.core.models import AuditEvent
 from agents_protocol.core.provider import CallContext, get_provider
 from agents_protocol.http import limits
 from agents_protocol.http.sessions import end_session, session_for_inspector
+
+logger = logging.getLogger(__name__)
 
 
 def inspected_session(secret):
@@ -88,6 +91,9 @@ def provider_answer(config, session, origin, capability):
         return {"data": handler(call)}
     except CapabilityError as refusal:
         return {"unavailable": refusal.message, "code": refusal.code}
+    except Exception:  # one failing panel (the cart, the orders) leaves the calls and the rest shown
+        logger.exception("The inspector could not read %s of session %s", capability, session.public_id)
+        return {"unavailable": f"The shop could not answer {capability} just now.", "code": "internal_error"}
 
 
 def seconds_until_expiry(session):

@@ -18,7 +18,7 @@ from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import CapabilityError, bad_request, envelope_of
 from agents_protocol.documents.interop import AGENTS_JSON_PATH
 from agents_protocol.http.client import request_origin
-from agents_protocol.http.exceptions import method_not_allowed
+from agents_protocol.http.exceptions import method_not_allowed, refusal_for
 from agents_protocol.inspector.state import (
     inspected_session,
     seconds_until_expiry,
@@ -54,8 +54,8 @@ def state(request, secret):
         session = json_session(request, secret)
         after = after_seq(request.GET.get("after", "0"))
         data = session_state(request, session, current_config(), request_origin(request), after)
-    except CapabilityError as refusal:
-        return refused(refusal)
+    except Exception as error:  # the page reads JSON: a database outage is the API's 503 envelope too
+        return refused(refusal_for(error))
     return private(HttpResponse(codec.encode({"ok": True, "data": data}), content_type=codec.JSON_CONTENT_TYPE))
 
 
@@ -64,8 +64,8 @@ def artifact(request, secret):
     try:
         session = json_session(request, secret)
         body = sealed_body(session)
-    except CapabilityError as refusal:
-        return refused(refusal)
+    except Exception as error:
+        return refused(refusal_for(error))
     response = HttpResponse(codec.encode_document(body), content_type=codec.JSON_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{session.public_id}.audit.json"'
     return private(response)
