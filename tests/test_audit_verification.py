@@ -3,6 +3,7 @@ import base64
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -14,10 +15,11 @@ from nacl.signing import SigningKey as NaclSigningKey
 
 from agents_protocol.audit import verify
 from agents_protocol.audit.chain import close_and_seal, record_event
-from agents_protocol.audit.hashing import event_hash
+from agents_protocol.audit.hashing import EVENT_FIELDS, event_hash
 from agents_protocol.audit.keys import public_key_b64
 from agents_protocol.audit.lifecycle import rotate_key
 from agents_protocol.audit.signing import signing_key
+from agents_protocol.audit.verification import ARTIFACT_FIELDS
 from agents_protocol.core.reserved import SESSION_CREATE
 from agents_protocol.models import AgentSession, AuditEvent, SigningKey
 from tests.api_client import API, AgentClient, ok_data
@@ -246,3 +248,15 @@ def test_verify_without_a_key_uses_the_one_the_shop_publishes_even_with_no_datab
         assert "the artifact names someone-else: signed before the shop rotated its key?" in refused.stdout
     finally:
         site.stop()
+
+
+def test_the_inspector_pages_verifier_names_the_same_fields_as_this_one():
+    """The page verifies in the browser with the same checks (agents_protocol/static/…/inspector.js)."""
+    script = (ROOT / "agents_protocol" / "static" / "agents_protocol" / "inspector.js").read_text()
+
+    def names(constant):
+        listed = re.search(rf"const {constant} = \[(.*?)\];", script, re.S).group(1)
+        return tuple(re.findall(r'"([a-z_]+)"', listed))
+
+    assert names("ARTIFACT_FIELDS") == ARTIFACT_FIELDS
+    assert names("EVENT_FIELDS") == tuple(EVENT_FIELDS)

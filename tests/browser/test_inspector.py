@@ -152,12 +152,22 @@ def relabel_the_session(artifact):
     artifact["session_id"] = "ses_someone_else"
 
 
+def relabel_the_site(artifact):
+    artifact["site"] = "https://evil.example"
+
+
+def drop_the_key_id(artifact):
+    del artifact["key_id"]
+
+
 @pytest.mark.parametrize("change, failure", [
     (edit_a_parameter, "Invalid: event 2 hash: its content does not match its event_hash (edited)"),
     (drop_an_event, "Invalid: event 3 seq"),
     (change_the_root_hash, "Invalid: root_hash"),
     (forge_the_signature, "Invalid: signature"),
     (relabel_the_session, "Invalid: session: session_id is not the session its chain opened"),
+    (relabel_the_site, "Invalid: site: site is not the site its chain opened on"),
+    (drop_the_key_id, "Invalid: shape: an artifact needs the fields"),
 ])
 def test_a_tampered_artifact_fails_the_verification_in_the_browser(shop, page, change, failure):
     end_and_open_trail(shop, page)

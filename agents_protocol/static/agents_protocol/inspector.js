@@ -7,6 +7,9 @@
 (function () {
   const root = document.getElementById("inspector");
   const FORMAT = "agents-protocol-audit/1";
+  // What audit/verification.py checks too (ARTIFACT_FIELDS): the page runs the same checks.
+  const ARTIFACT_FIELDS = ["format", "session_id", "events", "root_hash", "algorithm", "canonicalization", "key_id",
+    "public_key", "signature"];
   const EVENT_FIELDS = ["seq", "event_id", "timestamp", "capability", "method", "path", "params",
     "response_status", "policy_result", "prev_hash"];
   let lastSeq = 0;
@@ -162,8 +165,8 @@
       passed.push(name);
     };
     try {
-      check("shape", artifact && Array.isArray(artifact.events) && artifact.events.length > 0,
-        "an artifact needs a non-empty list of events");
+      check("shape", artifact && ARTIFACT_FIELDS.every((field) => field in artifact) && Array.isArray(artifact.events)
+        && artifact.events.length > 0, `an artifact needs the fields ${ARTIFACT_FIELDS.join(", ")} and events`);
       check("format", artifact.format === FORMAT, `format must be ${FORMAT}`);
       check("algorithm", artifact.algorithm === "Ed25519" && artifact.canonicalization === "RFC8785",
         "algorithm must be Ed25519 over RFC8785 JSON");
@@ -188,6 +191,9 @@
       if ("session_id" in opening) {
         check("session", opening.session_id === artifact.session_id,
           "session_id is not the session its chain opened (relabelled?)");
+      }
+      if ("site" in opening) {
+        check("site", opening.site === artifact.site, "site is not the site its chain opened on (relabelled?)");
       }
       if ("end_reason" in artifact && "reason" in closing) {
         check("end_reason", closing.reason === artifact.end_reason, "end_reason is not the reason the chain ended");
