@@ -24,7 +24,7 @@ FUNNEL_STEPS = (
     ("checked out", ("checkout",)),
 )
 BUSIEST_AGENTS = 10
-NO_AGENT = "(no session)"
+NO_AGENT = "(no session, or unnamed)"  # calls are kept by agent name: a session made without one has none
 
 
 @dataclass(frozen=True)
