@@ -12,6 +12,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from agents_protocol.activity import histogram, recorder, report
+from agents_protocol.activity.page import shown
 from agents_protocol.core.models import AgentCall
 from agents_protocol.core.provider import ShopProvider
 from tests.factories import make_agent_session
@@ -158,3 +159,14 @@ def test_the_page_bench_fills_a_scratch_database_times_the_page_and_leaves_no_us
     assert [line.split(":")[0] for line in lines[2:]] == [
         "30 days", "30 days, capability search", "30 days, one agent", "7 days"]
     assert not get_user_model().objects.filter(is_staff=True).exists()
+
+
+@pytest.mark.parametrize("name, shown_as", [
+    ("claude-3-5-sonnet-20241022-computer-use", "claude-3-5-sonnet-20241022-computer-use"),
+    ("acme-shopping-assistant-production", "acme-shopping-assistant-production"),
+    ("bot ops@example.com", "bot [email hidden]"),
+    ("bot eR_oA3oZOLEeLtd4a16AE7Qnb1BqIUdhD70Xh17t4aA", "bot [hidden]"),  # a session token's shape
+    ("bot 9f86d081884c7d659a2feaa0c55ad015", "bot [hidden]"),
+])
+def test_names_that_read_like_secrets_are_hidden_and_long_names_are_not(name, shown_as):
+    assert shown(name) == shown_as

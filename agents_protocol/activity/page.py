@@ -22,12 +22,22 @@ PERIODS = {"today": 1, "7d": 7, "30d": 30}
 LONGEST_RANGE_DAYS = 366
 # Agents name themselves: whatever looks like an email address or a token is not shown.
 EMAIL = re.compile(r"[^\s@]+@[^\s@]+")
-TOKEN = re.compile(r"[A-Za-z0-9_-]{32,}")
+LONG_RUN = re.compile(r"[A-Za-z0-9_-]{32,}")
+HEX = re.compile(r"[0-9a-fA-F]{32,}")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def shown(text):
-    return TOKEN.sub("[hidden]", EMAIL.sub("[email hidden]", text))
+    return LONG_RUN.sub(hidden_if_a_token, EMAIL.sub("[email hidden]", text))
+
+
+def hidden_if_a_token(match):
+    """A long run of token characters is hidden when it reads like a secret: hex, or upper and
+    lower case letters with digits (base64). A long hyphenated name, such as
+    "claude-3-5-sonnet-20241022-computer-use", is shown."""
+    run = match.group()
+    mixed = any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run)
+    return "[hidden]" if mixed or HEX.fullmatch(run) else run
 
 
 def spreadsheet_safe(cell):
