@@ -17,6 +17,7 @@ from tests.api_client import API, AgentClient, ok_data
 from tests.browser.test_security_csp import assert_no_violation
 from tests.factories import make_product
 from tests.servers import start_site
+from tests.test_checkout_pages import Human
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("key_file")]
 
@@ -61,6 +62,22 @@ def test_calls_appear_on_the_open_page_as_the_agent_makes_them(shop, watched_pag
     expect(watched_page.locator("#orders")).to_contain_text(f"{handoff['order_id']}: pending")
     expect(rows(watched_page)).to_have_count(5)
     assert_no_violation(watched_page)
+
+
+def test_after_the_session_ends_the_page_follows_its_order_until_the_human_pays(shop, watched_page):
+    """The usual flow: checkout, the agent ends its session, the human pays later."""
+    client, created = start(shop, "handing-off")
+    client.add_to_cart("mug", 1)
+    handoff = ok_data(client.post(f"{API}/checkout"))
+    watched_page.goto(created["inspect_url"])
+    ok_data(client.delete(f"{API}/session"))
+    expect(watched_page.locator("#session-status")).to_contain_text("ended")
+    expect(watched_page.locator("#orders")).to_contain_text(f"{handoff['order_id']}: pending")
+
+    human = Human(handoff["checkout_url"])
+    human.open()
+    assert "your order is confirmed" in human.confirm().text
+    expect(watched_page.locator("#orders")).to_contain_text(f"{handoff['order_id']}: confirmed", timeout=20000)
 
 
 def test_another_sessions_page_shows_nothing_of_this_session(shop, watched_page):

@@ -32,19 +32,45 @@
 
   // ---- polling ----------------------------------------------------------------------------
 
+  // Once the session ended, an order its human may still pay is followed at a slower pace.
+  const ORDER_FOLLOW_FACTOR = 3;
+  const LONGEST_WAIT_MS = 30000;
+  let failures = 0;
+
   async function poll() {
-    let live = true;
+    const every = Number(root.dataset.pollMs);
+    let wait = every;
     try {
       const response = await fetch(`${root.dataset.stateUrl}?after=${lastSeq}`,
         {cache: "no-store", credentials: "omit"});
-      const body = await response.json();
+      const body = await jsonOf(response);
+      if (response.status === 404) {  // pruned while the page was open: nothing more will come
+        byId("connection").textContent = body.error || "This session is no longer kept.";
+        return;
+      }
       if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+      failures = 0;
       byId("connection").textContent = "";
-      live = render(body.data);
+      if (!render(body.data)) {
+        if (!awaitsItsHuman(body.data.orders)) return;
+        wait = every * ORDER_FOLLOW_FACTOR;
+      }
     } catch (error) {
-      byId("connection").textContent = `Could not refresh (${error.message}); retrying.`;
+      failures += 1;
+      wait = Math.min(LONGEST_WAIT_MS, every * 2 ** failures);
+      byId("connection").textContent = `Could not refresh (${error.message}); retrying in ${Math.ceil(wait / 1000)} s.`;
     }
-    if (live) window.setTimeout(poll, Number(root.dataset.pollMs));
+    window.setTimeout(poll, wait);
+  }
+
+  async function jsonOf(response) {
+    const type = response.headers.get("Content-Type") || "";
+    return type.startsWith("application/json") ? response.json() : {};
+  }
+
+  function awaitsItsHuman(orders) {
+    const listed = orders && orders.data && orders.data.orders;
+    return Array.isArray(listed) && listed.some((order) => order.status === "pending");
   }
 
   function render(state) {
