@@ -62,7 +62,9 @@ regenerates the page; tokens, ids and times differ on each run).
   the same request again with the same key runs it once: the stored answer comes back with
   `Idempotent-Replayed: true`. The same key with a different body (or endpoint) is 422
   `idempotency_conflict`; while the first request is still running, 409
-  `idempotency_in_flight` with `Retry-After`. Keys are kept 24 hours, per session (per client
+  `idempotency_in_flight` with `Retry-After`; if it changed something but its answer was lost
+  (its worker stopped, or it failed while answering), 409 `idempotency_outcome_unknown`: it is
+  never run twice. Keys are kept 24 hours, per session (per client
   address for calls without a session), so no agent can replay another's. Session create
   ignores the header: its answer holds the session's token, which a replay would hand to any
   client behind the same address sending the same key and body (agents sharing a NAT or a
@@ -139,6 +141,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again: it uses a new cart |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running (`Retry-After`) | wait `Retry-After` seconds and send it again with the same key |
+| 409 | `idempotency_outcome_unknown` | the request with this `Idempotency-Key` changed something, but its answer was lost (its worker stopped, or it failed while answering) | do not send it again: read the result (`cart.view`, `order.status`) |
 | 411 | `length_required` | a body sent chunked, without `Content-Length` (it would be read as empty) | send the body with its `Content-Length` |
 | 412 | `precondition_failed` | a document asked for with an `If-Match` naming another version | GET the document again for its current `ETag` |
 | 413 | `payload_too_large` | the body is over `MAX_BODY_BYTES` (64 KiB by default) | send a smaller body |

@@ -104,6 +104,47 @@ def test_a_request_in_flight_past_its_lease_was_abandoned_and_runs_again(agent, 
     assert ok_data(response)["quantity"] == 1 and not replayed(response)
 
 
+def test_an_add_whose_answer_was_never_stored_is_never_run_again(agent, monkeypatch):
+    """The add committed, then its worker died before the answer was kept (here: keeping it is
+    skipped). Within the lease a retry is told the request is in flight; past it, that its
+    outcome is unknown: never a second add."""
+    monkeypatch.setattr(idempotency, "finish", lambda *args: None)
+    first = agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("lost-1"))
+    assert ok_data(first)["quantity"] == 2
+    monkeypatch.undo()
+
+    assert_error(agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("lost-1")), 409,
+                 "idempotency_in_flight")
+    IdempotencyRecord.objects.update(created_at=timezone.now() - idempotency.in_flight_lease())
+    retry = agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("lost-1"))
+    assert "cart.view" in assert_error(retry, 409, "idempotency_outcome_unknown")["error"]
+    assert CartLine.objects.get().quantity == 2
+
+
+def test_an_add_that_failed_after_its_change_keeps_its_key(agent, monkeypatch):
+    """A 500 while answering, after the add committed: releasing the key would let the retry add again."""
+    def failing_to_answer(*args, **kwargs):
+        raise RuntimeError("the answer could not be written")
+
+    monkeypatch.setattr(AcmeProvider, "cart_add", wrapped_then(AcmeProvider.cart_add, failing_to_answer))
+    assert_error(agent.post(ADD, {"item_id": "mug", "quantity": 1}, headers=keyed("failed-1")), 500, "internal_error")
+    monkeypatch.undo()
+    assert CartLine.objects.get().quantity == 1  # the change its transaction committed
+
+    IdempotencyRecord.objects.update(created_at=timezone.now() - idempotency.in_flight_lease())
+    retry = agent.post(ADD, {"item_id": "mug", "quantity": 1}, headers=keyed("failed-1"))
+    assert_error(retry, 409, "idempotency_outcome_unknown")
+    assert CartLine.objects.get().quantity == 1
+
+
+def wrapped_then(method, after):
+    """`method`, then `after` raising once its change is made (and recorded) in its own transaction."""
+    def wrapped(provider, context, *args, **kwargs):
+        method(provider, context, *args, **kwargs)
+        after()
+    return wrapped
+
+
 def test_keys_are_kept_24_hours_then_run_again_and_prune_removes_them(agent):
     ok_data(agent.post(ADD, {"item_id": "mug"}, headers=keyed("day-1")))
     record = IdempotencyRecord.objects.get()

@@ -8,7 +8,10 @@ order or a second add to its cart:
   `Idempotent-Replayed: true` (the capability counts because A2A, PactSpec's dispatcher and MCP
   reach every capability at one path);
 - same key, another request → 422 `idempotency_conflict`;
-- the first request still running → 409 `idempotency_in_flight` with `Retry-After`.
+- the first request still running → 409 `idempotency_in_flight` with `Retry-After`;
+- the first request changed something (its transaction committed) but its answer was never
+  stored (a worker killed, a failure while answering) → 409 `idempotency_outcome_unknown` once
+  the in-flight lease has passed, never a second run.
 
 A key belongs to a scope: the session for calls with one, else the client address (session
 create, calls without a session), so no agent can replay another's answers. Keys are kept
@@ -45,6 +48,8 @@ RETENTION = timedelta(hours=24)
 # Visible ASCII, as the IETF draft's examples, but the comma: a server joins repeated headers with one.
 KEY_FORMAT = re.compile(r"[\x21-\x2b\x2d-\x7e]{1,255}")
 RETRYABLE_STATUSES = {409, 429}
+# response_status of a key whose call committed its change, its answer not stored yet.
+CHANGED = 0
 
 
 @dataclass(frozen=True)
@@ -98,21 +103,40 @@ def begin(scope, raw_key, request_fingerprint):
                                   "This Idempotency-Key was used for a different request; use a new key.")
         if existing.response_status is None:
             break
+        if existing.response_status == CHANGED:
+            _refuse_a_change_without_its_answer(existing)
+            break
         return Replay(existing.response_status, _unseal(box, existing.response_body))
     raise CapabilityError(409, "idempotency_in_flight",
                           "A request with this Idempotency-Key is still being processed; retry shortly.",
                           headers={"Retry-After": "1"})
 
 
+def mark_changed(claim):
+    """In the transaction of the call's change: the key's call changed something (CHANGED)."""
+    IdempotencyRecord.objects.filter(pk=claim.record_id, response_status=None).update(response_status=CHANGED)
+
+
 def finish(claim, outcome_status, status, body):
     """Keep the answer (its HTTP status and body) for replays, or release the key when the
-    call's outcome asks for a retry."""
+    call's outcome asks for a retry and it changed nothing (a call that changed something and
+    then failed keeps the key: a retry would change it again)."""
     record = IdempotencyRecord.objects.filter(pk=claim.record_id)
     if outcome_status >= 500 or outcome_status in RETRYABLE_STATUSES:
-        record.delete()
+        record.filter(response_status=None).delete()
         return
     sealed = claim.box.encrypt(codec.encode(body))
     record.update(response_status=status, response_body=sealed)
+
+
+def _refuse_a_change_without_its_answer(record):
+    """A call with this key changed something and its answer was never stored (its worker died, or
+    it failed while answering): past the in-flight lease, say so instead of running it again."""
+    if record.created_at > timezone.now() - in_flight_lease():
+        return  # the answer is probably on its way: 409 idempotency_in_flight
+    raise CapabilityError(409, "idempotency_outcome_unknown",
+                          "The request with this Idempotency-Key was carried out, but its answer was lost; read "
+                          "the result (cart.view, order.status) instead of sending it again.")
 
 
 def prune(now=None):

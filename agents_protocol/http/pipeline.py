@@ -182,10 +182,27 @@ class AgentView(APIView):
             return replay
         pending = self.audited_call.prepare(self.request) if self.audited_call else None
         data = run_handler(self.config, capability, params, session, self.origin,
-                           append_audit_event=pending.append_with_change if pending else None)
+                           append_audit_event=self.change_recorder(pending))
         if self.audited_call is not None:
             self.audited_call.handled = True
         return data
+
+    def change_recorder(self, pending):
+        """What the handler's record_change() runs in the transaction of the call's change: the
+        call's audit event, and its Idempotency-Key marked as having changed something, so that a
+        retry after an answer lost in between (a worker killed, a failure while answering) is
+        never run a second time. None when there is neither."""
+        claim = self.idempotency_claim
+        if pending is None and claim is None:
+            return None
+
+        def record_change():
+            if pending is not None:
+                pending.append_with_change()
+            if claim is not None:
+                idempotency.mark_changed(claim)
+
+        return record_change
 
     def replay_or_claim(self, session, body):
         """For a POST with an Idempotency-Key: the stored answer, or None once the key is claimed.
@@ -304,7 +321,8 @@ class AgentView(APIView):
         try:
             idempotency.finish(self.idempotency_claim, outcome_status, response.status_code, response.data)
         except Exception:
-            # The answer is on its way; the key stays in flight until its lease ends, then runs again.
+            # The answer is on its way; a retry gets 409 (in flight, then idempotency_outcome_unknown
+            # if the call changed something, else it runs again once the lease ends).
             logger.exception("Could not store the answer for its Idempotency-Key (request id %s)", self.request_id)
 
 
