@@ -21,9 +21,23 @@ vases = Category.objects.create(name="Vases", slug="vases")
 Product.objects.create(public_id="last-jar", name="Last Moon Jar", slug="last-jar", category=vases,
                        price=Decimal("235.00"), currency="USD", stock={stock})
 """
+# Shell scripts below start with it: PostgreSQL says when a transaction waits for another's lock.
+WAITING_FOR_A_LOCK = """
+import time
+from django.db import connection
+
+def wait_until_a_transaction_waits_for_a_lock():
+    with connection.cursor() as cursor:
+        for _ in range(600):
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.05)
+    raise SystemExit("no transaction ever waited for a lock")
+"""
 # Two humans confirm two orders of the last jar on PostgreSQL: the first takes the unit and holds
 # its row lock while its payment is charged; the second is let go on once it waits for that lock.
-RACE_FOR_THE_LAST_JAR = """
+RACE_FOR_THE_LAST_JAR = WAITING_FOR_A_LOCK + """
 import threading, time
 from django.db import connection
 from cart.models import Order
@@ -56,14 +70,7 @@ held.start()
 assert HeldApproval.charging.wait(60)
 waiting = threading.Thread(target=confirm, args=("second", second, DemoPaymentBackend()))
 waiting.start()
-with connection.cursor() as cursor:
-    for _ in range(600):
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
-        if cursor.fetchone()[0]:
-            break
-        time.sleep(0.05)
-    else:
-        raise SystemExit("the second confirmation never waited for the jar's row lock")
+wait_until_a_transaction_waits_for_a_lock()
 HeldApproval.release.set()
 held.join()
 waiting.join()
@@ -81,7 +88,7 @@ for public_id in ("jar-one", "jar-two"):
 # Two humans confirm at once on PostgreSQL: the first order holds both jars, the second one of
 # them. The first pauses after taking its first jar until the second waits for a lock, then
 # goes on to its second jar, the one the second order holds too.
-CONFIRM_TOGETHER = """
+CONFIRM_TOGETHER = WAITING_FOR_A_LOCK + """
 import threading, time
 from django.db import connection
 from cart import services
@@ -116,14 +123,7 @@ first.start()
 assert first_jar_taken.wait(60)
 second = threading.Thread(target=confirm, args=(one,), name="one-jar")
 second.start()
-with connection.cursor() as cursor:
-    for _ in range(600):
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
-        if cursor.fetchone()[0]:
-            break
-        time.sleep(0.05)
-    else:
-        raise SystemExit("the second confirmation never waited for a lock")
+wait_until_a_transaction_waits_for_a_lock()
 go_on.set()
 first.join()
 second.join()
