@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ACTIVITY = "/admin/agents_protocol/agentcall/"
 PASSWORD = "a-long-test-password"
 CONTACT = {"name": "Grace Hopper", "email": "grace@example.com", "message": "Are the bowls oven safe?"}
-NO_SESSION = ("(no session)", "")
+NO_SESSION = ("(no session, or unnamed)", "")
 
 
 class Traffic:
