@@ -153,7 +153,7 @@ def test_a_child_whose_reopening_failed_never_closes_the_parents_descriptor_agai
     table.add("shared", 1, 600)
     shared = table._file
     inherited = shared.fd
-    shared._pid = -1  # as in a child after fork: the map and descriptor are the parent's
+    shared.forked()  # as in a child after fork: the map and descriptor are the parent's
     refused = OSError("no descriptors left")
     monkeypatch.setattr(os, "open", lambda *args, **kwargs: (_ for _ in ()).throw(refused))
     with pytest.raises(OSError):
@@ -212,7 +212,9 @@ def test_threads_incrementing_at_once_lose_no_count(table):
 
 
 def test_a_forked_child_takes_a_lock_of_its_own(table):
-    table._thread_lock.acquire()  # held by another thread of the parent at the fork
+    table.get("opened")
+    held = table._file._lock
+    held.acquire()  # held by another thread of the parent at the fork
     try:
         pid = os.fork()
         if pid == 0:
@@ -220,12 +222,12 @@ def test_a_forked_child_takes_a_lock_of_its_own(table):
             os._exit(0 if table.add("child", 1, 60) else 1)
         _, status = os.waitpid(pid, 0)
     finally:
-        table._thread_lock.release()
+        held.release()
     assert os.waitstatus_to_exitcode(status) == 0
     assert table.get("child") == 1
 
 
-def test_the_slot_remembered_for_the_last_key_is_read_again_only_while_it_holds_that_key(tmp_path, clock):
+def test_the_slot_remembered_for_a_key_is_read_again_only_while_it_holds_that_key(tmp_path, clock):
     table = counters_at(tmp_path, slots=PROBE_LENGTH)
     other_process = counters_at(tmp_path, slots=PROBE_LENGTH)  # the same file, remembering nothing of this one
     key = "remembered"
@@ -234,7 +236,7 @@ def test_the_slot_remembered_for_the_last_key_is_read_again_only_while_it_holds_
     clock[0] += 11  # it expires, and the other process's newcomers take every slot: its own too
     for index in range(PROBE_LENGTH):
         other_process.set(f"newcomer{index}", index, 60)
-    assert table._recent[0] is key  # still remembered here, its slot now another key's
+    assert table.make_key(key) in table._known  # still remembered here, its slot now another key's
     assert table.add(key, 7, 60)  # found anew: the remembered slot no longer holds its digest
     assert table.incr(key) == 8
     assert [other_process.get(f"newcomer{index}") for index in range(PROBE_LENGTH)].count(None) == 1  # one made room
@@ -256,3 +258,30 @@ def test_a_forked_child_maps_the_file_again_and_shares_the_counts(table):
 def test_the_file_is_private_to_its_user(table):
     table.set("key", 1)
     assert os.stat(table.path).st_mode & 0o777 == 0o600
+
+
+class Unlockable:
+    def __enter__(self):
+        pytest.fail("took the lock")
+
+
+def test_add_of_a_key_counted_before_answers_without_the_lock_while_it_stays_live(table, clock):
+    table.add("window", 1, 60)
+    assert table.incr("window") == 2
+    shared_file = table._file
+    table._file = Unlockable()
+    table._file.memory = shared_file.memory
+    assert table.add("window", 1, 60) is False  # read from its known slot, no lock
+    table._file = shared_file
+    clock[0] += 59.5  # within LIVE_MARGIN_SECONDS of its end: asked under the lock, still live
+    assert table.add("window", 1, 60) is False
+    clock[0] += 1
+    assert table.add("window", 1, 60) is True  # ended: a new window starts from its own value
+
+
+def test_add_of_a_known_key_removed_by_another_process_is_asked_under_the_lock(tmp_path):
+    table, other_process = counters_at(tmp_path), counters_at(tmp_path)
+    table.add("window", 1, 60)
+    other_process.delete("window")
+    assert table.add("window", 5, 60) is True
+    assert other_process.get("window") == 5

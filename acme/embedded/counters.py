@@ -5,6 +5,13 @@ diskcache each increment is a SQLite write transaction, about 20 µs inside a re
 benchmark machine; here it is a few reads and writes of a memory-mapped file under an
 exclusive flock, which every process of the host takes for each operation (docs/performance.md).
 
+django-ratelimit asks add() and then incr() of one key for each call it counts: add() of a key
+the process has counted before, whose slot still shows it live for LIVE_MARGIN_SECONDS or more,
+answers from a read of the map without the lock, so a counted call takes the lock once (its
+increment). Between that read and the increment the key could only be lost as it could between
+two locked operations: removed (delete, clear) or evicted by a full probe window, never by
+expiring, as it outlives the margin.
+
 The file, `LOCATION` and the slot count (`rate-limits.counters.65536`), holds a header and
 OPTIONS["SLOTS"] slots of (key digest, value, expiry):
 a key is found by its 128-bit BLAKE2b digest, probing at most PROBE_LENGTH slots from its
@@ -18,11 +25,8 @@ general. Nothing survives the host: like the rest of the embedded cache, the fil
 site's private directory in /dev/shm (acme/embedded/cache_dir.py). The kernel releases the
 flock of a process that dies, so a crash never blocks the others.
 """
-import fcntl
 import hashlib
-import os
 import struct
-import threading
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
@@ -36,6 +40,8 @@ NEVER_USED = bytes(16)
 NO_EXPIRY = float("inf")
 DEFAULT_SLOTS = 65_536
 PROBE_LENGTH = 32
+LIVE_MARGIN_SECONDS = 1.0
+KNOWN_KEYS = 4096  # keys whose digest and slot a process remembers (a minute's clients, usually)
 
 
 class SharedMemoryCounters(BaseCache):
@@ -52,14 +58,16 @@ class SharedMemoryCounters(BaseCache):
         self.path = f"{location}.{self.slots}"
         self._file = SharedFile(self.path, HEADER.size + self.slots * SLOT.size, HEADER.pack(MAGIC, self.slots),
                                 f"a table of {self.slots} counters")
-        self._recent = (None, None, None, None)  # see _find()
-        self._thread_lock, self._thread_lock_pid = threading.Lock(), os.getpid()
+        self._known = {}  # made key → (digest, its last slot): see _find()
 
     # Django's cache API, for integer values.
 
     def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         value = _integer(value)
-        with self._locked() as table:
+        if self._known_live(key, version):
+            return False
+        with self._file as memory:
+            table = _Table(memory, self.slots)
             digest, position, live = self._find(table, key, version)
             if live:
                 return False
@@ -67,25 +75,29 @@ class SharedMemoryCounters(BaseCache):
             return True
 
     def get(self, key, default=None, version=None):
-        with self._locked() as table:
+        with self._file as memory:
+            table = _Table(memory, self.slots)
             _, position, live = self._find(table, key, version)
             return table.value(position) if live else default
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         value = _integer(value)
-        with self._locked() as table:
+        with self._file as memory:
+            table = _Table(memory, self.slots)
             digest, position, _ = self._find(table, key, version)
             table.write(position, digest, value, self._expiry(timeout))
 
     def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
-        with self._locked() as table:
+        with self._file as memory:
+            table = _Table(memory, self.slots)
             digest, position, live = self._find(table, key, version)
             if live:
                 table.write(position, digest, table.value(position), self._expiry(timeout))
             return live
 
     def delete(self, key, version=None):
-        with self._locked() as table:
+        with self._file as memory:
+            table = _Table(memory, self.slots)
             digest, position, live = self._find(table, key, version)
             if live:
                 table.write(position, digest, 0, 0.0)
@@ -93,7 +105,8 @@ class SharedMemoryCounters(BaseCache):
 
     def incr(self, key, delta=1, version=None):
         delta = _integer(delta)
-        with self._locked() as table:
+        with self._file as memory:
+            table = _Table(memory, self.slots)
             _, position, live = self._find(table, key, version)
             if not live:
                 raise ValueError(f"Key '{key}' not found")
@@ -102,12 +115,12 @@ class SharedMemoryCounters(BaseCache):
             return value
 
     def has_key(self, key, version=None):
-        with self._locked() as table:
-            return self._find(table, key, version)[2]
+        with self._file as memory:
+            return self._find(_Table(memory, self.slots), key, version)[2]
 
     def clear(self):
-        with self._locked() as table:
-            table.clear()
+        with self._file as memory:
+            _Table(memory, self.slots).clear()
 
     def close(self, **kwargs):
         pass  # the map stays open from one request to the next, as the database connection does
@@ -117,54 +130,32 @@ class SharedMemoryCounters(BaseCache):
     def _find(self, table, key, version):
         """(digest, position, live) of the key's slot (table.find), under the lock.
 
-        django-ratelimit asks add() and then incr() of the same key: the last key asked about
-        keeps its digest and slot (one tuple, replaced whole, so threads may share it), and the
-        slot is read first; it is the key's slot while it still holds the key's digest.
+        The keys asked about keep their digest and last slot (KNOWN_KEYS of them, a dict that
+        threads may share), and that slot is read first: it is the key's slot while it still
+        holds the key's digest.
         """
-        recent_key, recent_version, digest, recent_position = self._recent
-        # The same objects (1 == True, but make_key writes them apart): django-ratelimit passes one key to both.
-        if recent_key is not key or recent_version is not version:
-            digest = hashlib.blake2b(self.make_key(key, version=version).encode(), digest_size=16).digest()
-            recent_position = None
-        position, live = table.find(digest, recent_position)
-        self._recent = (key, version, digest, position)
+        made = self.make_key(key, version=version)
+        digest, known_position = self._known.get(made) or (None, None)
+        if digest is None:
+            digest = hashlib.blake2b(made.encode(), digest_size=16).digest()
+            if len(self._known) >= KNOWN_KEYS:
+                self._known.clear()
+        position, live = table.find(digest, known_position)
+        self._known[made] = (digest, position)
         return digest, position, live
+
+    def _known_live(self, key, version):
+        """Whether the slot last known for `key`, read without the lock, still holds it for
+        LIVE_MARGIN_SECONDS at least (the module's docstring says why that is safe)."""
+        digest, position = self._known.get(self.make_key(key, version=version)) or (None, None)
+        if digest is None:
+            return False
+        stored, _, expiry = SLOT.unpack_from(self._file.memory(), HEADER.size + position * SLOT.size)
+        return stored == digest and expiry > time.time() + LIVE_MARGIN_SECONDS
 
     def _expiry(self, timeout):
         timeout = self.get_backend_timeout(timeout)
         return NO_EXPIRY if timeout is None else timeout
-
-    def _locked(self):
-        memory = self._file.memory()
-        if self._thread_lock_pid != os.getpid():  # a forked child: the lock may have been held at the fork
-            self._thread_lock, self._thread_lock_pid = threading.Lock(), os.getpid()
-        return _Locked(self._thread_lock, self._file.fd, _Table(memory, self.slots))
-
-
-class _Locked:
-    """`with`: the table, under the process's thread lock and the file's exclusive flock (a flock
-    belongs to the open file, which the threads of a process share: it keeps out only the other
-    processes)."""
-
-    def __init__(self, thread_lock, fd, table):
-        self.thread_lock = thread_lock
-        self.fd = fd
-        self.table = table
-
-    def __enter__(self):
-        self.thread_lock.acquire()
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-        except BaseException:
-            self.thread_lock.release()
-            raise
-        return self.table
-
-    def __exit__(self, *exc_info):
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-        finally:
-            self.thread_lock.release()
 
 
 class _Table:

@@ -3,16 +3,24 @@
 The rate-limit counters (counters.py) and the configuration stamp (stamp.py) live in such
 files. The first process to open one lays it out (its size, a header) under an exclusive flock;
 every later one checks the layout and refuses a file of another, never resizing one that other
-processes may have mapped. Each process maps it once, and again in a child after a fork.
+processes may have mapped. Each process maps it once, and again in a child after a fork: a flock
+belongs to the open file, which a child shares with its parent until it opens its own.
+
+`with shared_file as memory:` holds the file exclusively: the process's thread lock (threads
+share the open file, so its flock does not keep them apart), then the flock, which keeps out
+the other processes. The kernel releases the flock of a process that dies.
 """
 import fcntl
 import mmap
 import os
 import threading
+import weakref
 
 from django.core.exceptions import ImproperlyConfigured
 
 from .cache_dir import make_private_directory
+
+_opened = weakref.WeakSet()  # every SharedFile of this process, told when it forks
 
 
 class SharedFile:
@@ -21,24 +29,52 @@ class SharedFile:
         self.size = size
         self.header = header  # the bytes a file of this layout starts with
         self.description = description  # what the file should be, for the error of one that is not
-        self.fd = self._map = self._pid = None
+        self.fd = self._map = None
+        self._inherited = None  # (map, descriptor) of the parent, in a child after a fork, until it opens its own
         self._lock = threading.Lock()  # threads of a process may share one instance
+        _opened.add(self)
 
     def memory(self):
         """The map of the file, opened in this process if it is not yet."""
-        if self._pid != os.getpid():
+        memory = self._map
+        if memory is None:
             with self._lock:
-                if self._pid != os.getpid():
+                if self._map is None:
                     self._open()
-        return self._map
+                memory = self._map
+        return memory
+
+    def __enter__(self):
+        memory = self.memory()
+        self._lock.acquire()
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._lock.release()
+            raise
+        return memory
+
+    def __exit__(self, *exc_info):
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+        finally:
+            self._lock.release()
+
+    def forked(self):
+        """In a child after a fork: the map and descriptor are the parent's, and the lock may have
+        been held by one of its other threads. The next use opens the file again."""
+        self._lock = threading.Lock()
+        if self.fd is not None:
+            self._inherited, self.fd, self._map = (self._map, self.fd), None, None
 
     def _open(self):
-        if self.fd is not None:  # the parent's, inherited through fork
-            self._map.close()
-            os.close(self.fd)
+        if self._inherited is not None:
+            inherited_map, inherited_fd = self._inherited
             # Forgotten at once: should opening our own fail, a retry must not close the number
             # again, which by then may be another file's.
-            self.fd = self._map = self._pid = None
+            self._inherited = None
+            inherited_map.close()
+            os.close(inherited_fd)
         make_private_directory(os.path.dirname(self.path))
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
@@ -51,7 +87,7 @@ class SharedFile:
         except BaseException:
             os.close(fd)
             raise
-        self.fd, self._pid = fd, os.getpid()
+        self.fd = fd
 
     def _lay_out_or_check(self, fd):
         size = os.fstat(fd).st_size
@@ -65,3 +101,11 @@ class SharedFile:
 
     def _header_never_written(self, fd):
         return bool(self.header) and os.pread(fd, len(self.header), 0) == bytes(len(self.header))
+
+
+def _forked():
+    for shared_file in list(_opened):
+        shared_file.forked()
+
+
+os.register_at_fork(after_in_child=_forked)

@@ -3,17 +3,15 @@
 agents_protocol reads the configuration's revision row on every request unless a
 REVISION_SIGNAL tells it the configuration may have changed (agents_protocol/core/config.py).
 On one host every process maps this file: `bump()`, called by the process that saves a
-change once it has committed, adds one under an exclusive flock (and a lock of the process, as
-its threads share the file); `read()` is one load from the map, with no lock and no query. A
+change once it has committed, adds one holding the file exclusively (shared_file.py);
+`read()` is one load from the map, with no lock and no query. A
 read torn by a concurrent bump gives some other value, which makes the reader go to the
 database; only a value the stamp held a few hundred bumps earlier could match, and a reader
 trusts what it read for at most a second anyway (agents_protocol/core/config.py). The file
 sits beside the rate-limit counters, in the site's private CACHE_DIR.
 """
-import fcntl
 import os
 import struct
-import threading
 
 from django.conf import settings
 
@@ -27,16 +25,10 @@ class SharedMemoryStamp:
     def __init__(self, path=None):
         self.path = path or os.path.join(settings.CACHE_DIR, FILE_NAME)
         self._file = SharedFile(self.path, STAMP.size, description="a configuration stamp")
-        self._lock = threading.Lock()  # a flock does not keep apart threads that share its file
 
     def read(self):
         return STAMP.unpack_from(self._file.memory())[0]
 
     def bump(self):
-        memory = self._file.memory()
-        with self._lock:
-            fcntl.flock(self._file.fd, fcntl.LOCK_EX)
-            try:
-                STAMP.pack_into(memory, 0, (STAMP.unpack_from(memory)[0] + 1) % 2**64)
-            finally:
-                fcntl.flock(self._file.fd, fcntl.LOCK_UN)
+        with self._file as memory:
+            STAMP.pack_into(memory, 0, (STAMP.unpack_from(memory)[0] + 1) % 2**64)

@@ -91,10 +91,18 @@ PIPELINE_STEPS = ("AUTHENTICATION_CLASSES", "PERMISSION_CLASSES", "THROTTLE_CLAS
 
 
 def get_setting(name):
-    overrides = getattr(settings, "AGENTS_PROTOCOL", {})
-    if not isinstance(overrides, dict):
-        return DEFAULTS[name]  # the E004 check says so; other checks still run
-    return overrides.get(name, DEFAULTS[name])
+    return _settings().get(name, DEFAULTS[name])
+
+
+_read = None  # AGENTS_PROTOCOL as last read (every agent call asks a few of its values); None: read it again
+
+
+def _settings():
+    global _read
+    if _read is None:
+        overrides = getattr(settings, "AGENTS_PROTOCOL", {})
+        _read = overrides if isinstance(overrides, dict) else {}  # not a dict: check E004 says so; defaults meanwhile
+    return _read
 
 
 class PipelineSteps:
@@ -117,9 +125,11 @@ class PipelineSteps:
 pipeline_steps = PipelineSteps()
 
 
-def _reload_steps(setting, **kwargs):
+def _reload(setting, **kwargs):
+    global _read
     if setting == "AGENTS_PROTOCOL":
+        _read = None
         pipeline_steps.reload()
 
 
-setting_changed.connect(_reload_steps)
+setting_changed.connect(_reload)

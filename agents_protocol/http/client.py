@@ -1,6 +1,7 @@
 """Who is calling: the session token from any of the three accepted headers, and the client address."""
 import ipaddress
 
+from django.conf import settings
 from django.core.exceptions import DisallowedHost
 
 from agents_protocol.core.conf import get_setting
@@ -44,9 +45,27 @@ def request_origin(request):
     """`scheme://host[:port]` the request was made to; get_host() refuses a host outside
     ALLOWED_HOSTS, and this a port no TCP connection has. (What build_absolute_uri("/") gives
     without its slash, at half the cost.)"""
+    return f"{request.scheme}://{checked_host(request)}"
+
+
+ACCEPTED_HOSTS_KEPT = 256
+_accepted_hosts = set()  # (Host as sent, ALLOWED_HOSTS, DEBUG) that get_host() and the port check accepted
+
+
+def checked_host(request):
+    """request.get_host(), with the port checked, remembered for each Host value it accepted
+    under the current ALLOWED_HOSTS and DEBUG: agents send the same one call after call. A value
+    refused is checked again each time, and raises."""
+    host = request._get_raw_host()
+    accepted = (host, tuple(settings.ALLOWED_HOSTS), settings.DEBUG)
+    if accepted in _accepted_hosts:
+        return host
     host = request.get_host()
     refuse_impossible_port(host)
-    return f"{request.scheme}://{host}"
+    if len(_accepted_hosts) >= ACCEPTED_HOSTS_KEPT:
+        _accepted_hosts.clear()
+    _accepted_hosts.add(accepted)
+    return host
 
 
 def refuse_impossible_port(host):

@@ -7,7 +7,6 @@ sessions, CSRF, auth and messages, which they do not use. It reads the configura
 once and pins it for the whole request (config.pinned_config). Before that, first of all,
 it refuses a URL or header block past the app's own limits (request_size.py: 414, 431).
 """
-import uuid
 from functools import cache
 
 from django.conf import settings
@@ -24,6 +23,7 @@ from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import document_view
 from agents_protocol.http.exceptions import database_unavailable, refusal_for
+from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.http.request_size import oversized
 from agents_protocol.http.routing import AGENTS_NAMESPACE, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
@@ -139,5 +139,5 @@ def envelope_response(refusal):
     for name, value in refusal.headers.items():
         response[name] = value
     response["Cache-Control"] = "no-store"
-    response["X-Request-ID"] = uuid.uuid4().hex  # as the pipeline's answers carry one
+    response["X-Request-ID"] = new_request_id()  # as the pipeline's answers carry one
     return allow_any_origin(with_content_length(response))

@@ -23,10 +23,9 @@ call (`resolve`) and writes its answers; everything else is here, once.
 """
 import logging
 import time
-import uuid
 from dataclasses import dataclass, field
-from functools import cached_property
 
+from django.utils.functional import cached_property
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -45,6 +44,7 @@ from agents_protocol.http.client import client_address, request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
 from agents_protocol.http.exceptions import method_not_allowed, refusal_for
 from agents_protocol.http.parsers import AgentContentNegotiation
+from agents_protocol.http.request_ids import new_request_id
 
 logger = logging.getLogger("agents_protocol.api")
 
@@ -117,7 +117,7 @@ class AgentView(APIView):
 
     @cached_property
     def request_id(self):
-        return uuid.uuid4().hex
+        return new_request_id()
 
     @cached_property
     def origin(self):

@@ -110,13 +110,20 @@ class AgentApiView(AgentView):
 
 def raw_params(request, method):
     """(values from the JSON body, values from the query string), as dicts of name → value."""
-    query = {key: request.query_params.getlist(key) for key in request.query_params}
+    query = query_values(request)
     if method == "GET":
         return {}, query
     body = request.data
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object of parameters.", "invalid_json")
     return body, query if method == "DELETE" else {}
+
+
+def query_values(request):
+    """The query string as a dict of name → its values (most calls send none: no QueryDict is made then)."""
+    if not request.META.get("QUERY_STRING"):
+        return {}
+    return {key: request.query_params.getlist(key) for key in request.query_params}
 
 
 class UnknownEndpoint(AgentView):
