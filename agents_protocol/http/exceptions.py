@@ -9,11 +9,11 @@ import logging
 from django.core.exceptions import SuspiciousOperation
 from django.db import InterfaceError, OperationalError
 from rest_framework import exceptions as drf
-from rest_framework.response import Response
 
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http import routing
 from agents_protocol.http.parsers import unsupported_media_type
+from agents_protocol.http.responses import PipelineResponse
 
 logger = logging.getLogger("agents_protocol.api")
 
@@ -26,7 +26,7 @@ def database_unavailable():
 def envelope_exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: the envelope Response for `exc` (never None: nothing escapes as HTML)."""
     refusal = refusal_for(exc, request_id_of(context))
-    return Response(envelope_of(refusal), status=refusal.status, headers=refusal.headers)
+    return PipelineResponse(envelope_of(refusal), status=refusal.status, headers=refusal.headers)
 
 
 def request_id_of(context):

@@ -45,6 +45,7 @@ from agents_protocol.http.cors import allow_any_origin, preflight_response
 from agents_protocol.http.exceptions import method_not_allowed, refusal_for
 from agents_protocol.http.parsers import AgentContentNegotiation
 from agents_protocol.http.request_ids import new_request_id
+from agents_protocol.http.responses import PipelineResponse
 
 logger = logging.getLogger("agents_protocol.api")
 
@@ -151,6 +152,12 @@ class AgentView(APIView):
         """Find the call: set `capability` and `requires_session` (and whatever the transport needs)."""
         raise NotImplementedError
 
+    def perform_authentication(self, request):
+        """DRF's: authenticate the request once. (DRF reads `request.user`, which first asks
+        hasattr(request, "_user"): a miss that Request.__getattr__ answers with two AttributeErrors.)"""
+        if "_user" not in request.__dict__:
+            request._authenticate()
+
     def http_method_not_allowed(self, request, *args, **kwargs):
         raise method_not_allowed([method for method in self.allowed_methods if method != "OPTIONS"])
 
@@ -218,7 +225,7 @@ class AgentView(APIView):
         outcome = idempotency.begin(scope, key, idempotency.fingerprint(request.method, request.path,
                                                                         self.capability.name, body))
         if isinstance(outcome, idempotency.Replay):
-            return Response(outcome.body, status=outcome.status, headers={"Idempotent-Replayed": "true"})
+            return PipelineResponse(outcome.body, status=outcome.status, headers={"Idempotent-Replayed": "true"})
         self.idempotency_claim = outcome
         return None
 

@@ -6,7 +6,6 @@ GET, from a JSON object body for other methods (DELETE also from the query strin
 from the path (`:id`), which wins. Every answer is the envelope `{"ok": true, "data": …}`
 or the exception handler's `{"ok": false, "error", "code", "fields"?}`.
 """
-from rest_framework.response import Response
 
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import bad_request, not_found
@@ -19,6 +18,7 @@ from agents_protocol.http.audit_access import artifact_for
 from agents_protocol.http.client import client_address, token_from_headers
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.responses import PipelineResponse
 from agents_protocol.http.sessions import create_session, end_session, inspect_url
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -47,11 +47,11 @@ class AgentApiView(AgentView):
         if self.capability is None and name == routing.SESSION_DELETE:
             return self.end_session(request)
         if self.capability is None and name == routing.AUDIT:
-            return Response(success(artifact_for(self.match.path_params.get("session_id", ""),
+            return PipelineResponse(success(artifact_for(self.match.path_params.get("session_id", ""),
                                                  token_from_headers(request))))
         body, query = raw_params(request, self.capability.method)
         outcome = self.call_capability(body, query, self.match.path_params)
-        return outcome if isinstance(outcome, Response) else Response(success(outcome))
+        return outcome if isinstance(outcome, PipelineResponse) else PipelineResponse(success(outcome))
 
     get = post = put = patch = delete = serve
 
@@ -84,7 +84,7 @@ class AgentApiView(AgentView):
             audited=config.audit.enabled, **agent,
         )
         self.audited_call = AuditedCall.opening(session, agent, site_base(config, origin))
-        return Response(success({
+        return PipelineResponse(success({
             "session_token": raw_token,
             "session_id": session.public_id,
             "expires_at": iso_utc(session.expires_at),
@@ -99,7 +99,7 @@ class AgentApiView(AgentView):
         end_session(session, "deleted", method=request.method, path=request.path)
         audit = self.config.audit
         audit_path = audit.endpoint.replace(":session_id", session.public_id)
-        return Response(success({
+        return PipelineResponse(success({
             "ended": True,
             "session_id": session.public_id,
             "ended_at": iso_utc(session.ended_at),

@@ -17,13 +17,13 @@ guards, parameter validation, Idempotency-Key and audit as the agent API.
 import uuid
 
 from django.http import HttpResponse
-from rest_framework.response import Response
 
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import find_capability
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView
+from agents_protocol.http.responses import PipelineResponse
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 TASK_NOT_FOUND, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, CONTENT_TYPE_NOT_SUPPORTED = (
@@ -105,12 +105,12 @@ class A2AView(AgentView):
 
     def post(self, request, *args, **kwargs):
         if self.listing_tasks:
-            return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": NO_TASKS})
+            return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": NO_TASKS})
         outcome = self.call_capability(self.skill_input)
-        if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
+        if isinstance(outcome, PipelineResponse):  # a replayed Idempotency-Key: the answer kept, for this request's id
             outcome.data = {**outcome.data, "id": self.rpc_id}
             return outcome
-        return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": {"message": _answer(self.message, outcome)}})
+        return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": {"message": _answer(self.message, outcome)}})
 
     def handle_exception(self, exc):
         if isinstance(exc, Notification):
@@ -133,7 +133,7 @@ class A2AView(AgentView):
         error = {"code": code, "message": message}
         if data is not None:
             error["data"] = data
-        return Response({"jsonrpc": "2.0", "id": self.rpc_id, "error": error}, status=status, headers=headers)
+        return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "error": error}, status=status, headers=headers)
 
 
 def _rpc_code(refusal):

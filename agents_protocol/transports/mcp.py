@@ -27,7 +27,6 @@ from django.http import HttpResponse
 from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
-from rest_framework.response import Response
 
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
@@ -46,6 +45,7 @@ from agents_protocol.http.authentication import AgentSessionAuthentication
 from agents_protocol.http.client import client_address
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.responses import PipelineResponse
 from agents_protocol.http.sessions import create_session, end_session, inspect_url
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -141,7 +141,7 @@ class McpView(AgentView):
         if self.rpc_method == "ping":
             return self.result(dumped(types.EmptyResult()))
         outcome = self.call_capability(self.arguments)
-        if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
+        if isinstance(outcome, PipelineResponse):  # a replayed Idempotency-Key: the answer kept, for this request's id
             outcome.data = {**outcome.data, "id": self.rpc_id}
             return outcome
         return self.result(tool_result(outcome))
@@ -184,7 +184,7 @@ class McpView(AgentView):
         wire = methods.serialize_server_result(self.rpc_method, self.protocol_version, data)
         if "structuredContent" in wire:
             wire["structuredContent"] = data["structuredContent"]  # the codec writes money exactly
-        return Response({"jsonrpc": "2.0", "id": self.rpc_id, "result": wire}, headers=headers)
+        return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": wire}, headers=headers)
 
     def handle_exception(self, exc):
         if isinstance(exc, McpError):
@@ -210,7 +210,7 @@ class McpView(AgentView):
         # Without the request's id (unreadable, or not a request) it is null, as JSON-RPC 2.0 says and
         # the official SDKs send and require (mcp's JSONRPCError: "required but nullable").
         wire["id"] = self.rpc_id
-        return Response(wire, status=error.http_status, headers=error.headers)
+        return PipelineResponse(wire, status=error.http_status, headers=error.headers)
 
 
 def check_origin(request, config, origin):

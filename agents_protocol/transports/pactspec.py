@@ -8,13 +8,13 @@ A thin adapter over the pipeline (http/pipeline.py): the same authentication, li
 guards, parameter validation, Idempotency-Key and audit as the agent API. A skill answers
 its capability's data as it is; a refusal is the agent API's envelope and status.
 """
-from rest_framework.response import Response
 
 from agents_protocol.core.errors import bad_request, not_found
 from agents_protocol.core.examples import capture_examples
 from agents_protocol.documents.pactspec import build_test_suite, skill_ids
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView
+from agents_protocol.http.responses import PipelineResponse
 
 
 class SkillInvocation(AgentView):
@@ -41,7 +41,7 @@ class SkillInvocation(AgentView):
 
     def post(self, request, *args, **kwargs):
         outcome = self.call_capability(self.skill_input)
-        return outcome if isinstance(outcome, Response) else Response(outcome)
+        return outcome if isinstance(outcome, PipelineResponse) else PipelineResponse(outcome)
 
 
 class SkillTestSuite(AgentView):
@@ -54,7 +54,7 @@ class SkillTestSuite(AgentView):
 
     def get(self, request, skill_id):
         example = capture_examples(self.config, self.origin).get(self.skill.name)
-        return Response(build_test_suite(self.skill, skill_id, example))
+        return PipelineResponse(build_test_suite(self.skill, skill_id, example))
 
 
 def capability_of(config, skill_id):
