@@ -42,7 +42,7 @@ from agents_protocol.core.models import (
     SiteProfile,
 )
 from agents_protocol.core.reserved import SESSION_END
-from agents_protocol.core.sql import default_connection
+from agents_protocol.core.sql import NativeCursor, default_connection
 
 
 def timestamp_now():
@@ -143,10 +143,11 @@ MAX_EVENT_PATH = AuditEvent._meta.get_field("path").max_length
 def statement_cursor(connection):
     """A cursor for the append's fixed statements, in the transaction atomic() opened.
 
-    The backend's own cursor, which Django's cursor wraps (it takes the same %s placeholders),
-    with errors raised as Django's: the wrapper's checks and hooks cost as much as the
-    database's work on these statements. While Django records queries (DEBUG, a test's query
-    capture) or runs execute wrappers, Django's cursor is used, so they see every statement.
+    The driver's own cursor (core/sql.py NativeCursor), with errors raised as Django's: Django's
+    cursor wrappers, and on SQLite its translation of the placeholders on every execute, cost
+    more than the database's work on these statements. While Django records queries (DEBUG, a
+    test's query capture) or runs execute wrappers, Django's cursor is used, so they see every
+    statement.
     """
     if connection.queries_logged or connection.execute_wrappers:
         with connection.cursor() as cursor:
@@ -154,7 +155,7 @@ def statement_cursor(connection):
         return
     connection.validate_no_broken_transaction()
     with connection.wrap_database_errors:
-        cursor = connection.create_cursor()
+        cursor = NativeCursor(connection)
         try:
             yield cursor
         finally:

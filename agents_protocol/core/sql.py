@@ -100,6 +100,31 @@ def read_one(connection, statement, params=()):
             cursor.close()
 
 
+class NativeCursor:
+    """The DB-API cursor of the connection itself, taking fixed statements with Django's %s
+    placeholders (translated once per statement, `native_placeholders`). Django's own cursor on
+    SQLite translates them on every execute, with a regular expression over the whole statement:
+    13 µs for the audit append's INSERT, more than SQLite takes to run it. Errors are the
+    driver's; callers run it inside the connection's `wrap_database_errors`."""
+
+    def __init__(self, connection):
+        self.vendor = connection.vendor
+        self.cursor = connection.connection.cursor()
+
+    def execute(self, statement, params):
+        self.cursor.execute(native_placeholders(self.vendor, statement), params)
+
+    @property
+    def rowcount(self):
+        return self.cursor.rowcount
+
+    def fetchone(self):
+        return self.cursor.fetchone()
+
+    def close(self):
+        self.cursor.close()
+
+
 @lru_cache(maxsize=64)
 def native_placeholders(vendor, statement):
     """`statement` as the backend's DB-API module takes it: Django's %s placeholders are
