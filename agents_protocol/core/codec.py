@@ -61,11 +61,14 @@ def _naturally_ordered(items):
 
 
 # Made once: simplejson.dumps() builds an encoder per call when given options (1.4 µs of 6).
-# Encoding keeps no state between calls, so threads share them.
-COMPACT = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, separators=(",", ":"),
-                                 default=written_as_json)
-INDENTED = simplejson.JSONEncoder(use_decimal=True, allow_nan=False, ensure_ascii=False, indent=2,
-                                  default=written_as_json)
+# Encoding keeps no state between calls, so threads share them. A named tuple is an array, as
+# the standard library writes it: with simplejson's default (namedtuple_as_object) its C encoder
+# asks every dict, list and Decimal for an `_asdict` method, and the AttributeError it makes and
+# drops each time (its message formatted) made a 10-line cart answer 74 µs to write instead of 18.
+ENCODER_OPTIONS = {"use_decimal": True, "allow_nan": False, "ensure_ascii": False, "namedtuple_as_object": False,
+                   "default": written_as_json}
+COMPACT = simplejson.JSONEncoder(separators=(",", ":"), **ENCODER_OPTIONS)
+INDENTED = simplejson.JSONEncoder(indent=2, **ENCODER_OPTIONS)
 
 
 class MalformedJSON(ValueError):
