@@ -104,16 +104,16 @@ def decode(body):
 
 
 def nesting_depth(value):
-    """How deeply objects and arrays nest (1 for a flat object); iterative, so any depth is safe."""
-    deepest, pending = 0, [(value, 1)]
-    while pending:
-        current, depth = pending.pop()
-        if isinstance(current, dict):
-            current = list(current.values())
-        if isinstance(current, list):
-            deepest = max(deepest, depth)
-            pending.extend((item, depth + 1) for item in current)
-    return deepest
+    """How deeply objects and arrays nest (1 for a flat object); a level at a time, without
+    recursion, so any depth is safe."""
+    depth, level = 0, [value]
+    while True:
+        containers = [item for item in level if isinstance(item, (dict, list))]
+        if not containers:
+            return depth
+        depth += 1
+        level = [child for container in containers
+                 for child in (container.values() if isinstance(container, dict) else container)]
 
 
 # JSON may escape half of a UTF-16 surrogate pair alone ("\ud800"); Python then holds a string

@@ -229,7 +229,7 @@ def _origin_of(url):
 
 def check_accept(request):
     accept = request.META.get("HTTP_ACCEPT", "*/*").lower()
-    if not any(kind in accept for kind in ("application/json", "application/*", "*/*")):
+    if "application/json" not in accept and "application/*" not in accept and "*/*" not in accept:
         raise McpError(types.INVALID_REQUEST, "Accept application/json (and text/event-stream).", "not_acceptable",
                        406, 406)
 
