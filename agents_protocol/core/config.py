@@ -12,7 +12,6 @@ import contextvars
 import logging
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -360,11 +359,17 @@ def forget_snapshot():
         _snapshot = (None, True)
 
 
-@contextmanager
-def pinned_config(config):
-    """Within the block, current_config() answers `config` without reading the revision again."""
-    token = _pinned.set(config)
-    try:
-        yield config
-    finally:
-        _pinned.reset(token)
+class pinned_config:
+    """`with pinned_config(config):` within the block, current_config() answers `config` without
+    reading the revision again. (A class: every agent request enters one, and a generator-based
+    context manager costs several times as much.)"""
+
+    def __init__(self, config):
+        self.config = config
+
+    def __enter__(self):
+        self.token = _pinned.set(self.config)
+        return self.config
+
+    def __exit__(self, *exc_info):
+        _pinned.reset(self.token)
