@@ -60,6 +60,7 @@ def available_from(stock, is_active):
 # decides whether a partial index applies (cart_one_open_per_session), SQLite compiles the
 # statement again each time it runs, which made these reads 2-3 times slower.
 OPEN_STATUS = f"'{Cart.Status.OPEN.value}'"
+FROZEN_STATUS = f"'{Cart.Status.FROZEN.value}'"
 CART_VALUES = FieldValues(*Cart._meta.concrete_fields)
 # One open cart per session at most (constraint cart_one_open_per_session).
 OPEN_CART = (

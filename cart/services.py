@@ -28,7 +28,7 @@ from catalog.selectors import get_active_product
 from .models import Cart, CartLine, Order, OrderLine
 from .money import to_money
 from .payments import get_payment_backend
-from .selectors import OPEN_STATUS, available_quantity, find_open_cart, hash_handoff_token
+from .selectors import FROZEN_STATUS, OPEN_STATUS, available_quantity, find_open_cart, hash_handoff_token
 
 ORDER_NUMBER_PREFIX = "AC-"
 
@@ -337,7 +337,7 @@ def _claim_cart(cart, *, new_status=Cart.Status.OPEN):
 # alone, so that index is not rewritten: a claim with its transaction 41 -> 12 us, measured in a loop.
 CLAIM_OPEN_CART = {
     Cart.Status.OPEN: f"UPDATE cart_cart SET updated = %s WHERE id = %s AND status = {OPEN_STATUS}",
-    Cart.Status.FROZEN: f"UPDATE cart_cart SET status = '{Cart.Status.FROZEN.value}', updated = %s"
+    Cart.Status.FROZEN: f"UPDATE cart_cart SET status = {FROZEN_STATUS}, updated = %s"
                         f" WHERE id = %s AND status = {OPEN_STATUS}",
 }
 INCREMENT_LINE = (

@@ -1,6 +1,9 @@
 """CORS on the API and the discovery documents; the error envelope, request ids and hostile input."""
 import http.client
 import logging
+import os
+import random
+import re
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -8,6 +11,7 @@ import pytest
 import requests
 
 from agents_protocol.core.capabilities import register, unregister
+from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.models import AgentSession, Capability
 from tests.api_client import (
     API,
@@ -143,6 +147,23 @@ def test_every_answer_carries_its_own_request_id_and_is_never_cached(agent):
     assert first.headers["X-Request-ID"] and second.headers["X-Request-ID"]
     assert first.headers["X-Request-ID"] != second.headers["X-Request-ID"]
     assert first.headers["Cache-Control"] == second.headers["Cache-Control"] == "no-store"
+
+
+def test_request_ids_repeat_neither_when_other_code_seeds_random_nor_in_a_forked_child():
+    random.seed(7)
+    first = new_request_id()
+    random.seed(7)
+    assert new_request_id() != first  # their generator is the module's own
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(writer, new_request_id().encode())
+        os._exit(0)
+    os.close(writer)
+    os.waitpid(pid, 0)
+    in_child = os.read(reader, 64).decode()
+    os.close(reader)
+    assert re.fullmatch(r"[0-9a-f]{32}", in_child) and in_child != new_request_id()  # reseeded in the child
 
 
 def test_errors_are_json_whatever_the_agent_accepts(agent):

@@ -285,3 +285,17 @@ def test_add_of_a_known_key_removed_by_another_process_is_asked_under_the_lock(t
     other_process.delete("window")
     assert table.add("window", 5, 60) is True
     assert other_process.get("window") == 5
+
+
+def test_a_fork_in_the_middle_of_opening_leaves_the_child_a_file_of_its_own(table):
+    table.get("opened")
+    shared = table._file
+    inherited_fd = shared.fd
+    shared.fd = None  # the fork came between _open() setting the map and the descriptor
+    shared.forked()
+    try:
+        assert table.add("child", 1, 60) is True  # opened again: the inherited map closed, no None closed
+        assert table.incr("child") == 2
+        assert shared.fd not in (None, inherited_fd)
+    finally:
+        os.close(inherited_fd)

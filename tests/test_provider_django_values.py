@@ -9,6 +9,7 @@ item it gives no price has neither price nor currency.
 """
 import copy
 import uuid
+from collections import namedtuple
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from http import HTTPStatus
@@ -106,6 +107,21 @@ def test_a_set_is_the_same_json_whatever_its_iteration_order():
     written = codec.encode(mixed)
     assert written == b'["one",1,[2,"two"],[3]]'
     assert codec.encode(frozenset({frozenset({"b"}), frozenset({"a"})})) == b'[["a"],["b"]]'
+
+
+def test_tuples_are_arrays_and_named_tuples_objects_as_simplejson_writes_them():
+    """values_list(named=True) rows are named tuples; the codec leaves them to written_as_json,
+    which writes them as simplejson's defaults did (its C encoder then asks only tuples)."""
+    Row = namedtuple("Row", "id name")
+
+    class Described:
+        def _asdict(self):
+            return {"kind": "described"}
+
+    written = codec.encode({"row": Row(7, "Cup"), "pair": (1, ("a", Decimal("2.50"))), "rows": [Row(8, "Bowl")],
+                            "other": Described()})
+    assert written == (b'{"row":{"id":7,"name":"Cup"},"pair":[1,["a",2.50]],"rows":[{"id":8,"name":"Bowl"}],'
+                       b'"other":{"kind":"described"}}')
 
 
 @pytest.mark.parametrize("item_id", ["no-such-bowl", "get-no-such-bowl"])

@@ -64,11 +64,12 @@ class SharedMemoryCounters(BaseCache):
 
     def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         value = _integer(value)
-        if self._known_live(key, version):
+        made = self.make_key(key, version=version)
+        if self._known_live(made):
             return False
         with self._file as memory:
             table = _Table(memory, self.slots)
-            digest, position, live = self._find(table, key, version)
+            digest, position, live = self._find(table, made)
             if live:
                 return False
             table.write(position, digest, value, self._expiry(timeout))
@@ -77,20 +78,20 @@ class SharedMemoryCounters(BaseCache):
     def get(self, key, default=None, version=None):
         with self._file as memory:
             table = _Table(memory, self.slots)
-            _, position, live = self._find(table, key, version)
+            _, position, live = self._find(table, self.make_key(key, version=version))
             return table.value(position) if live else default
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         value = _integer(value)
         with self._file as memory:
             table = _Table(memory, self.slots)
-            digest, position, _ = self._find(table, key, version)
+            digest, position, _ = self._find(table, self.make_key(key, version=version))
             table.write(position, digest, value, self._expiry(timeout))
 
     def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
         with self._file as memory:
             table = _Table(memory, self.slots)
-            digest, position, live = self._find(table, key, version)
+            digest, position, live = self._find(table, self.make_key(key, version=version))
             if live:
                 table.write(position, digest, table.value(position), self._expiry(timeout))
             return live
@@ -98,7 +99,7 @@ class SharedMemoryCounters(BaseCache):
     def delete(self, key, version=None):
         with self._file as memory:
             table = _Table(memory, self.slots)
-            digest, position, live = self._find(table, key, version)
+            digest, position, live = self._find(table, self.make_key(key, version=version))
             if live:
                 table.write(position, digest, 0, 0.0)
             return live
@@ -107,7 +108,7 @@ class SharedMemoryCounters(BaseCache):
         delta = _integer(delta)
         with self._file as memory:
             table = _Table(memory, self.slots)
-            _, position, live = self._find(table, key, version)
+            _, position, live = self._find(table, self.make_key(key, version=version))
             if not live:
                 raise ValueError(f"Key '{key}' not found")
             value = table.value(position) + delta
@@ -116,7 +117,7 @@ class SharedMemoryCounters(BaseCache):
 
     def has_key(self, key, version=None):
         with self._file as memory:
-            return self._find(_Table(memory, self.slots), key, version)[2]
+            return self._find(_Table(memory, self.slots), self.make_key(key, version=version))[2]
 
     def clear(self):
         with self._file as memory:
@@ -127,14 +128,14 @@ class SharedMemoryCounters(BaseCache):
 
     # The table.
 
-    def _find(self, table, key, version):
-        """(digest, position, live) of the key's slot (table.find), under the lock.
+    def _find(self, table, made):
+        """(digest, position, live) of the slot of `made` (a key as make_key() made it, with its
+        version), under the lock.
 
-        The keys asked about keep their digest and last slot (KNOWN_KEYS of them, a dict that
+        The keys asked about keep their digest and last slot (KNOWN_KEYS of them, in a dict that
         threads may share), and that slot is read first: it is the key's slot while it still
         holds the key's digest.
         """
-        made = self.make_key(key, version=version)
         digest, known_position = self._known.get(made) or (None, None)
         if digest is None:
             digest = hashlib.blake2b(made.encode(), digest_size=16).digest()
@@ -144,10 +145,10 @@ class SharedMemoryCounters(BaseCache):
         self._known[made] = (digest, position)
         return digest, position, live
 
-    def _known_live(self, key, version):
-        """Whether the slot last known for `key`, read without the lock, still holds it for
+    def _known_live(self, made):
+        """Whether the slot last known for `made`, read without the lock, still holds it for
         LIVE_MARGIN_SECONDS at least (the module's docstring says why that is safe)."""
-        digest, position = self._known.get(self.make_key(key, version=version)) or (None, None)
+        digest, position = self._known.get(made) or (None, None)
         if digest is None:
             return False
         stored, _, expiry = SLOT.unpack_from(self._file.memory(), HEADER.size + position * SLOT.size)

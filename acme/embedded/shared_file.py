@@ -4,7 +4,11 @@ The rate-limit counters (counters.py) and the configuration stamp (stamp.py) liv
 files. The first process to open one lays it out (its size, a header) under an exclusive flock;
 every later one checks the layout and refuses a file of another, never resizing one that other
 processes may have mapped. Each process maps it once, and again in a child after a fork: a flock
-belongs to the open file, which a child shares with its parent until it opens its own.
+belongs to the open file, which a child shares with its parent until it opens its own. The
+child is told through `os.register_at_fork`, which `os.fork()` runs (gunicorn's workers,
+multiprocessing); a server forking in C without Python's fork hooks (uWSGI without
+`py-call-osafterfork`) would leave its workers sharing one flock, and must not serve the
+embedded profile.
 
 `with shared_file as memory:` holds the file exclusively: the process's thread lock (threads
 share the open file, so its flock does not keep them apart), then the flock, which keeps out
@@ -20,7 +24,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from .cache_dir import make_private_directory
 
-_opened = weakref.WeakSet()  # every SharedFile of this process, told when it forks
+_instances = weakref.WeakSet()  # every SharedFile of this process, told when it forks
 
 
 class SharedFile:
@@ -32,7 +36,7 @@ class SharedFile:
         self.fd = self._map = None
         self._inherited = None  # (map, descriptor) of the parent, in a child after a fork, until it opens its own
         self._lock = threading.Lock()  # threads of a process may share one instance
-        _opened.add(self)
+        _instances.add(self)
 
     def memory(self):
         """The map of the file, opened in this process if it is not yet."""
@@ -64,7 +68,7 @@ class SharedFile:
         """In a child after a fork: the map and descriptor are the parent's, and the lock may have
         been held by one of its other threads. The next use opens the file again."""
         self._lock = threading.Lock()
-        if self.fd is not None:
+        if self.fd is not None or self._map is not None:  # either: the fork may have come in the middle of _open
             self._inherited, self.fd, self._map = (self._map, self.fd), None, None
 
     def _open(self):
@@ -73,8 +77,10 @@ class SharedFile:
             # Forgotten at once: should opening our own fail, a retry must not close the number
             # again, which by then may be another file's.
             self._inherited = None
-            inherited_map.close()
-            os.close(inherited_fd)
+            if inherited_map is not None:
+                inherited_map.close()
+            if inherited_fd is not None:
+                os.close(inherited_fd)
         make_private_directory(os.path.dirname(self.path))
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
@@ -104,7 +110,7 @@ class SharedFile:
 
 
 def _forked():
-    for shared_file in list(_opened):
+    for shared_file in list(_instances):
         shared_file.forked()
 
 

@@ -57,6 +57,8 @@ PARSER_CLASSES          JSON bodies, with the size, nesting, NaN and duplicate-k
 RENDERER_CLASSES        the JSON codec every answer is written with.
 EXCEPTION_HANDLER       every refusal and failure as the protocol's envelope.
 """
+import threading
+
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
@@ -95,14 +97,20 @@ def get_setting(name):
 
 
 _read = None  # AGENTS_PROTOCOL as last read (every agent call asks a few of its values); None: read it again
+_reading = threading.Lock()  # a change signalled while a thread reads must not leave the old value kept
 
 
 def _settings():
     global _read
-    if _read is None:
-        overrides = getattr(settings, "AGENTS_PROTOCOL", {})
-        _read = overrides if isinstance(overrides, dict) else {}  # not a dict: check E004 says so; defaults meanwhile
-    return _read
+    read = _read
+    if read is None:
+        with _reading:
+            if _read is None:
+                overrides = getattr(settings, "AGENTS_PROTOCOL", {})
+                # Not a dict: check E004 says so; the defaults meanwhile.
+                _read = overrides if isinstance(overrides, dict) else {}
+            read = _read
+    return read
 
 
 class PipelineSteps:
@@ -128,7 +136,8 @@ pipeline_steps = PipelineSteps()
 def _reload(setting, **kwargs):
     global _read
     if setting == "AGENTS_PROTOCOL":
-        _read = None
+        with _reading:
+            _read = None
         pipeline_steps.reload()
 
 

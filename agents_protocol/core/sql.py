@@ -105,7 +105,8 @@ class NativeCursor:
     placeholders (translated once per statement, `native_placeholders`). Django's own cursor on
     SQLite translates them on every execute, with a regular expression over the whole statement:
     13 µs for the audit append's INSERT, more than SQLite takes to run it. Errors are the
-    driver's; callers run it inside the connection's `wrap_database_errors`."""
+    driver's; callers run it inside the connection's `wrap_database_errors`. On PostgreSQL it
+    lacks the time zone loader Django's cursor registers: no statement run on it reads a timestamp."""
 
     def __init__(self, connection):
         self.vendor = connection.vendor

@@ -57,14 +57,14 @@ def checked_host(request):
     under the current ALLOWED_HOSTS and DEBUG: agents send the same one call after call. A value
     refused is checked again each time, and raises."""
     host = request._get_raw_host()
-    accepted = (host, tuple(settings.ALLOWED_HOSTS), settings.DEBUG)
-    if accepted in _accepted_hosts:
+    asked = (host, tuple(settings.ALLOWED_HOSTS), settings.DEBUG)
+    if asked in _accepted_hosts:
         return host
     host = request.get_host()
     refuse_impossible_port(host)
     if len(_accepted_hosts) >= ACCEPTED_HOSTS_KEPT:
         _accepted_hosts.clear()
-    _accepted_hosts.add(accepted)
+    _accepted_hosts.add(asked)
     return host
 
 

@@ -76,6 +76,7 @@ class AgentRequest(Request):
     META = DjangosAttribute()
     scheme = DjangosAttribute()
     get_host = DjangosAttribute()
+    _get_raw_host = DjangosAttribute()  # http/client.py checked_host()
 
 
 class AgentView(APIView):
@@ -273,6 +274,8 @@ class AgentView(APIView):
             response.content = renderer.render(response.data, renderer.media_type, {"view": self, "response": response})
         except Exception as error:
             return self.rendered(self.handle_exception(error))
+        if renderer.charset and renderer.charset != response.charset:  # a site's renderer of another charset
+            response.charset = renderer.charset
         media_type = renderer.media_type
         response["Content-Type"] = f"{media_type}; charset={renderer.charset}" if renderer.charset else media_type
         return response

@@ -6,6 +6,7 @@ GET, from a JSON object body for other methods (DELETE also from the query strin
 from the path (`:id`), which wins. Every answer is the envelope `{"ok": true, "data": …}`
 or the exception handler's `{"ok": false, "error", "code", "fields"?}`.
 """
+from rest_framework.response import Response
 
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import bad_request, not_found
@@ -48,10 +49,10 @@ class AgentApiView(AgentView):
             return self.end_session(request)
         if self.capability is None and name == routing.AUDIT:
             return PipelineResponse(success(artifact_for(self.match.path_params.get("session_id", ""),
-                                                 token_from_headers(request))))
+                                                         token_from_headers(request))))
         body, query = raw_params(request, self.capability.method)
         outcome = self.call_capability(body, query, self.match.path_params)
-        return outcome if isinstance(outcome, PipelineResponse) else PipelineResponse(success(outcome))
+        return outcome if isinstance(outcome, Response) else PipelineResponse(success(outcome))
 
     get = post = put = patch = delete = serve
 

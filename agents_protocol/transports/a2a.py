@@ -17,6 +17,7 @@ guards, parameter validation, Idempotency-Key and audit as the agent API.
 import uuid
 
 from django.http import HttpResponse
+from rest_framework.response import Response
 
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
@@ -107,10 +108,11 @@ class A2AView(AgentView):
         if self.listing_tasks:
             return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": NO_TASKS})
         outcome = self.call_capability(self.skill_input)
-        if isinstance(outcome, PipelineResponse):  # a replayed Idempotency-Key: the answer kept, for this request's id
+        if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
             outcome.data = {**outcome.data, "id": self.rpc_id}
             return outcome
-        return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": {"message": _answer(self.message, outcome)}})
+        answer = {"message": _answer(self.message, outcome)}
+        return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": answer})
 
     def handle_exception(self, exc):
         if isinstance(exc, Notification):

@@ -27,6 +27,7 @@ from django.http import HttpResponse
 from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
+from rest_framework.response import Response
 
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
@@ -141,7 +142,7 @@ class McpView(AgentView):
         if self.rpc_method == "ping":
             return self.result(dumped(types.EmptyResult()))
         outcome = self.call_capability(self.arguments)
-        if isinstance(outcome, PipelineResponse):  # a replayed Idempotency-Key: the answer kept, for this request's id
+        if isinstance(outcome, Response):  # a replayed Idempotency-Key: the answer kept, for this request's id
             outcome.data = {**outcome.data, "id": self.rpc_id}
             return outcome
         return self.result(tool_result(outcome))

@@ -8,6 +8,7 @@ A thin adapter over the pipeline (http/pipeline.py): the same authentication, li
 guards, parameter validation, Idempotency-Key and audit as the agent API. A skill answers
 its capability's data as it is; a refusal is the agent API's envelope and status.
 """
+from rest_framework.response import Response
 
 from agents_protocol.core.errors import bad_request, not_found
 from agents_protocol.core.examples import capture_examples
@@ -41,7 +42,7 @@ class SkillInvocation(AgentView):
 
     def post(self, request, *args, **kwargs):
         outcome = self.call_capability(self.skill_input)
-        return outcome if isinstance(outcome, PipelineResponse) else PipelineResponse(outcome)
+        return outcome if isinstance(outcome, Response) else PipelineResponse(outcome)
 
 
 class SkillTestSuite(AgentView):
