@@ -75,10 +75,12 @@ ONE_CLIENT = ["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"]
 
 
 class Site:
-    """One gunicorn serving one database (deploy/gunicorn.conf.py, one sync worker per core)."""
+    """One gunicorn serving one database (deploy/gunicorn.conf.py, one sync worker per core), run
+    from `root`: this tree, or a checkout of another revision (bench/tree_ab.py)."""
 
-    def __init__(self, data_dir, **env):
+    def __init__(self, data_dir, root=ROOT, **env):
         Path(data_dir).mkdir(parents=True)
+        self.root = Path(root)
         self.port = services.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {key: value for key, value in os.environ.items() if key not in SITE_SETTINGS}
@@ -105,7 +107,7 @@ class Site:
         return self.python("manage.py", *args, input=input)
 
     def python(self, *args, input=None, timeout=900):
-        result = subprocess.run([sys.executable, *args], cwd=ROOT, env=self.env, input=input,
+        result = subprocess.run([sys.executable, *args], cwd=self.root, env=self.env, input=input,
                                 capture_output=True, text=True, timeout=timeout)
         if result.returncode != 0:
             raise RuntimeError(f"{' '.join(args)} failed:\n{result.stderr}")
@@ -127,7 +129,7 @@ class Site:
     def start(self):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--config", "deploy/gunicorn.conf.py", "acme.wsgi"],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=self.root, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
