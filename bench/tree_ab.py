@@ -33,9 +33,10 @@ def main():
     if len(options.revisions) < 2:
         parser.error("name two revisions or more")
     with tempfile.TemporaryDirectory(prefix="acme-tree-ab-") as scratch:
-        sites = [prepared_site(Path(scratch) / str(number), revision, options.cases)
-                 for number, revision in enumerate(options.revisions)]
+        sites = []
         try:
+            for number, revision in enumerate(options.revisions):
+                sites.append(prepared_site(Path(scratch) / str(number), revision, options.cases))
             measured = [[] for _ in sites]
             for turn in range(options.pairs):
                 order = range(len(sites)) if turn % 2 == 0 else reversed(range(len(sites)))
@@ -52,7 +53,17 @@ def prepared_site(scratch, revision, names):
     """A checkout of `revision` with its database migrated, 1k products and the bench's sessions."""
     checkout = scratch / "tree"
     subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(checkout), revision], cwd=ROOT, check=True)
-    site = Site(scratch / "site", root=checkout)
+    try:
+        site = Site(scratch / "site", root=checkout)
+        prepare(site, scratch, names)
+    except BaseException:
+        remove_checkout(checkout)
+        raise
+    return site
+
+
+def prepare(site, scratch, names):
+    """Migrated, 1k products, and the sessions the cases spread their calls over (files in `scratch`)."""
     site.prepare()
     site.grow_catalog(1000)
     site.start()
@@ -63,7 +74,6 @@ def prepared_site(scratch, revision, names):
             site.make_mcp_sessions(site.mcp_sessions)
     finally:
         site.stop()
-    return site
 
 
 def measure(site, names, seconds, rounds):
