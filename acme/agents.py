@@ -176,6 +176,11 @@ class AcmeProvider(ShopProvider):
     # before SQLite's one write lock, and call context.record_change() in them.
     atomic_changes = False
 
+    @property
+    def max_quantity(self):
+        """The cart's own maximum of one item (CART_MAX_QUANTITY): cart.add and cart.update publish it."""
+        return settings.CART_MAX_QUANTITY
+
     def search(self, context: CallContext, query, page, limit):
         return ItemPage(*search_answer(query, page, limit, context.origin))
 

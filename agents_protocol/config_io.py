@@ -98,7 +98,7 @@ class ConfigFileError(Exception):
 
 
 def export_config():
-    config = load_config()
+    config = load_config(as_declared=True)
     return {
         "site": {
             "name": config.site.name,

@@ -39,15 +39,20 @@ regenerates the page; tokens, ids and times differ on each run).
   values, its bounds (`minimum`/`maximum`), its length and its format (email, uri,
   date-time) are configured per site and checked before anything runs. OpenAPI and PactSpec
   publish them as JSON Schema keywords (`minimum`, `maximum`, `minLength`, `maxLength`,
-  `format`, and a `pattern` saying that trimmed text must still be long enough); agents.json, whose schema has no such keys, states them in each parameter's
-  description (`"Search query (1 to 200 characters)"`). Text with a minimum length is
-  trimmed of surrounding whitespace first (`"   "` is not a search query) and arrives
-  trimmed; whitespace is what `\\s` matches in ECMA-262, the pattern's dialect. A value
+  `format`, and a `pattern` saying that text holds no NUL character and that trimmed text must
+  still be long enough); agents.json, whose schema has no such keys, states them in each parameter's
+  description (`"Search query (1 to 200 characters)"`). Text with a minimum length counts it
+  trimmed of surrounding whitespace (`"   "` is not a search query) and arrives
+  trimmed; whitespace is what `\\s` matches in ECMA-262, the pattern's dialect. Its maximum
+  length, format and allowed values apply to the text as sent. `null` is no value of any
+  type: it is refused, not taken for an absent parameter. A number beyond ±9007199254740991
+  (JavaScript's safe integers) is refused, and published so as a number's bounds. A value
   outside its rules is 400 `invalid_params`, one sentence per parameter in
   `fields`: "Must be text of 1 to 200 characters.", "Must be an integer from 1 to 100.",
   "Must be a valid email address.". By default: `q`, ids and `name` 1 to 200 characters,
-  `page` 1 to 10000, `limit` 1 to 100, `quantity` 1 to 1000 for `cart.add` and 0 to 1000 for
-  `cart.update` (the shop's own cart maximum answers `quantity_above_maximum`), `order_id` at most
+  `page` 1 to 10000, `limit` 1 to 100, `quantity` 1 to 20 for `cart.add` and 0 to 20 for
+  `cart.update` (this shop's cart maximum, `CART_MAX_QUANTITY`, below the configured 1000; a
+  line that would pass it answers `quantity_above_maximum`), `order_id` at most
   100 characters, `email` an email address of 3 to 320 characters, `message` 1 to 5000.
 - Sessions: `POST /session` returns a `session_token`; send it as
   `Authorization: Bearer <token>` (or `X-Session-Token`, or `X-Agent-Session`). Sessions end
@@ -368,7 +373,7 @@ def record(site):
     r.call("no session", "GET", f"{API}/cart/view")
     r.call("not JSON", "POST", f"{API}/cart/add", raw_body="item_id=x",
            headers={**auth, "Content-Type": "application/x-www-form-urlencoded"})
-    r.call("quantity above stock or maximum", "POST", f"{API}/cart/add",
+    r.call("quantity above its maximum, the cart's own (checked before the shop is asked)", "POST", f"{API}/cart/add",
            body={"item_id": item_id, "quantity": 500}, headers=auth)
     r.call("quantity below its minimum (checked before the shop is asked)", "POST", f"{API}/cart/add",
            body={"item_id": item_id, "quantity": 0}, headers=auth)

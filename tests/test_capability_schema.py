@@ -380,7 +380,7 @@ def param(**fields):
     ({"type": "integer", "format": "email"}, "format", "Format only applies to parameters of type string."),
     ({"type": "number", "maximum": float("inf")}, "maximum", "Maximum must be a finite number."),
     ({"type": "integer", "maximum": 100, "default": 101}, "default",
-     "The default breaks this parameter's rules: Must be an integer of at most 100."),
+     "The default breaks this parameter's rules: Must be an integer from -9007199254740991 to 100."),
     ({"type": "string", "format": "email", "enum": ["a@example.com", "nobody"]}, "enum",
      "The enum value 'nobody' breaks this parameter's rules: Must be a valid email address."),
     ({"type": "string", "max_length": 3, "default": "four"}, "default",
@@ -466,7 +466,7 @@ def test_the_data_migration_gives_an_existing_install_the_rules_it_lacks():
     (ParamSpec("link", "string", format="uri"), "urn:isbn:0451450523", "/relative/path",
      "Must be an absolute URI, such as https://example.com/page."),
     (ParamSpec("ratio", "number", minimum=0, maximum=0.5), 0.5, 0.51, "Must be a number from 0 to 0.5."),
-    (ParamSpec("n", "integer", minimum=-3), -3, -4, "Must be an integer of at least -3."),
+    (ParamSpec("n", "integer", minimum=-3), -3, -4, "Must be an integer from -3 to 9007199254740991."),
     (ParamSpec("code", "string", min_length=4, max_length=4), "abcd", "abcde", "Must be text of exactly 4 characters."),
     (ParamSpec("note", "string", min_length=2), "  ab  ", " a ", "Must be text of at least 2 characters."),
 ])

@@ -16,6 +16,7 @@ from tests.servers import start_site
 OPENAPI = "/.well-known/agents/openapi.json"
 API = "/.well-known/agents/api"
 SESSION_SECURITY = [{"bearerSession": []}, {"sessionTokenHeader": []}, {"agentSessionHeader": []}]
+TRIMMED_TEXT = "^\\s*[^\\s\\x00][^\\x00]*$"  # one character or more once trimmed, and no NUL
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 
 
@@ -57,7 +58,7 @@ def test_parameters_follow_the_method_and_the_path_template(live_server):
     detail = ops[(f"{API}/detail/{{id}}", "GET")]
     assert detail["parameters"] == [{"name": "id", "in": "path", "required": True, "schema": {
         "type": "string", "description": "Product ID (path parameter; ?id= also works)",
-        "minLength": 1, "maxLength": 200, "pattern": "\\S"}}]  # trimmed first: blank text is refused
+        "minLength": 1, "maxLength": 200, "pattern": TRIMMED_TEXT}}]  # blank text is refused
     browse = {p["name"]: p for p in ops[(f"{API}/browse", "GET")]["parameters"]}
     assert browse["sort"]["in"] == "query" and browse["sort"]["schema"]["enum"] == ["price_asc", "price_desc", "newest"]
     add = ops[(f"{API}/cart/add", "POST")]

@@ -31,6 +31,7 @@ from agents_protocol.core.models import (
     SessionConfig,
     SiteProfile,
 )
+from agents_protocol.core.provider import ProviderNotConfigured, get_provider
 from agents_protocol.core.schema import compile_param, plain_number
 from agents_protocol.core.sql import read_one
 
@@ -253,17 +254,25 @@ def _reset_signal(setting, **kwargs):
         revision_signal.reset()
 
 
+def _forget_snapshot(**kwargs):
+    forget_snapshot()  # the provider's max_quantity may follow the setting that changed
+
+
 setting_changed.connect(_reset_signal)
+setting_changed.connect(_forget_snapshot)
 
 
-def load_config(revision=None):
-    """Build a snapshot from the database (a handful of queries, whatever the size)."""
+def load_config(revision=None, as_declared=False):
+    """Build a snapshot from the database (a handful of queries, whatever the size): as published
+    and enforced, or `as_declared` in the database, without the provider's max_quantity (what
+    staff edit and export)."""
     site = SiteProfile.load()
     session = SessionConfig.load()
     rate_limit = RateLimitConfig.load()
     audit = AuditConfig.load()
     mcp = McpConfig.load()
     capabilities = Capability.objects.prefetch_related("params")
+    max_quantity = None if as_declared else shop_max_quantity()
     flows = Flow.objects.prefetch_related("steps__capability")
     return ProtocolConfig(
         revision=current_revision() if revision is None else revision,
@@ -271,7 +280,7 @@ def load_config(revision=None):
         session=SessionSpec(session.create_endpoint, session.delete_endpoint, session.ttl_seconds),
         rate_limit=RateLimitSpec(rate_limit.requests_per_minute, rate_limit.max_sessions),
         audit=AuditSpec(audit.enabled, audit.endpoint),
-        capabilities=tuple(_capability_spec(c) for c in capabilities),
+        capabilities=tuple(_capability_spec(c, max_quantity) for c in capabilities),
         flows=tuple(
             FlowSpec(f.name, f.description, tuple(s.capability.name for s in f.steps.all()))
             for f in flows
@@ -280,7 +289,27 @@ def load_config(revision=None):
     )
 
 
-def _capability_spec(capability):
+# The parameters that take a quantity of one item, which the shop's max_quantity bounds.
+QUANTITY_PARAMS = {("cart.add", "quantity"), ("cart.update", "quantity")}
+
+
+def shop_max_quantity():
+    """The provider's max_quantity, or None (also without a provider: admin works without one)."""
+    try:
+        return get_provider().max_quantity
+    except ProviderNotConfigured:
+        return None
+
+
+def _maximum(capability, param, max_quantity):
+    """The declared maximum, or the shop's max_quantity for a quantity when that is lower."""
+    declared = plain_number(param.maximum)
+    if max_quantity is None or (capability.name, param.name) not in QUANTITY_PARAMS or param.type != "integer":
+        return declared
+    return max_quantity if declared is None else min(declared, max_quantity)
+
+
+def _capability_spec(capability, max_quantity=None):
     return CapabilitySpec(
         name=capability.name,
         endpoint=capability.endpoint,
@@ -300,7 +329,7 @@ def _capability_spec(capability):
                 enum=tuple(p.enum) if p.enum is not None else None,
                 items=p.items,
                 minimum=plain_number(p.minimum),
-                maximum=plain_number(p.maximum),
+                maximum=_maximum(capability, p, max_quantity),
                 min_length=p.min_length,
                 max_length=p.max_length,
                 format=p.format,

@@ -9,8 +9,8 @@ migration for existing installs.
 Bounds chosen: a page number stops at 10000 (OFFSET paging past 10000 pages of up to 100
 results costs the database more than any agent needs); a quantity is at least 1 for cart.add
 and at least 0 for cart.update (0 removes the line), so no negative or zero quantity reaches a
-provider (migration 0016), and stops at 1000 for both, well above the shop's own
-CART_MAX_QUANTITY, which the cart service still enforces (answering quantity_above_maximum).
+provider (migration 0016), and stops at 1000 for both, or at the shop's own maximum when its
+provider declares a lower one (ShopProvider.max_quantity), which is then what is published.
 """
 import copy
 

@@ -113,6 +113,12 @@ class ShopProvider:
     # context.record_change() in the one that makes the change.
     atomic_changes = True
 
+    # The most of one item the shop's cart holds on a line, or None for no limit of its own. The
+    # quantity of cart.add and cart.update is then published and enforced with this maximum when
+    # it is below the configured one (core/config.py), so no document promises a quantity the
+    # shop refuses whatever the cart holds.
+    max_quantity: int | None = None
+
     def search(self, context: CallContext, *, query: str, page: int, limit: int) -> ItemPage:
         raise not_implemented("search")
 

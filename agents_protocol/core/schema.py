@@ -10,11 +10,16 @@ call, the JSON Schema fragment OpenAPI, PactSpec and A2A publish (`param_json_sc
 the phrase agents.json and llms.txt add to the description, whose schema has no keys for
 bounds (`param_description`).
 
-Whitespace: a string parameter that declares a min_length is trimmed before its length and
-format are checked, and the handler receives the trimmed text, so "   " is not a 1-character
-search query. Whitespace is what `\\s` matches in ECMA-262, the regex dialect of the pattern
-published for such text (ECMA_WHITESPACE). A string without min_length is taken exactly as sent
-and its max_length counts every character.
+Whitespace: a string parameter that declares a min_length counts its min_length on the
+trimmed text, and the handler receives the trimmed text, so "   " is not a 1-character search
+query. Whitespace is what `\\s` matches in ECMA-262, the regex dialect of the pattern published
+for such text (ECMA_WHITESPACE). Every other rule (max_length, format, enum) applies to the text
+as sent, as the published maxLength, format and enum say.
+
+Published as enforced, also where no keyword is declared: text holding NUL is refused (PostgreSQL
+stores none), which every string's pattern says (NO_NUL); numbers beyond JavaScript's safe
+integers are refused, so a number's published minimum and maximum never go beyond them; a null
+is a value of no declared type, refused like any other (absent is not null).
 """
 import math
 import re
@@ -50,11 +55,30 @@ FORMATS = ("email", "uri", "date-time")
 ECMA_WHITESPACE = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
-def trimmed_length_pattern(min_length):
-    """The JSON Schema pattern (ECMA-262) of text that holds `min_length` characters or more once
-    trimmed: from its first character that is not whitespace to its last. Such text is trimmed
-    before it is measured, so "   " is no search query and " a" is one character."""
-    return r"\S" if min_length <= 1 else rf"\S[\s\S]{{{min_length - 2},}}\S"
+# Text without NUL, as a JSON Schema pattern (ECMA-262, which Python's re reads alike).
+NO_NUL = r"^[^\x00]*$"
+
+
+def text_pattern(min_length):
+    """The JSON Schema pattern of the text a string parameter takes: no NUL and, when it declares
+    a min_length, `min_length` characters or more once trimmed (from its first character that is
+    not whitespace to its last), so "   " is no search query and " a" is one character."""
+    if not min_length:
+        return NO_NUL
+    if min_length == 1:
+        return r"^\s*[^\s\x00][^\x00]*$"
+    return rf"^\s*[^\s\x00][^\x00]{{{min_length - 2},}}[^\s\x00]\s*$"
+
+
+def items_without_nul(items):
+    """An array parameter's items schema, saying that its text items hold no NUL."""
+    if items is None:
+        return {"pattern": NO_NUL}
+    if items.get("type", "string") != "string":
+        return items
+    if "pattern" in items:
+        return {"allOf": [items, {"pattern": NO_NUL}]}
+    return {**items, "pattern": NO_NUL}
 
 
 # The built-in search and browse count pages and page sizes from 1 (core/handlers.py).
@@ -325,16 +349,17 @@ class CompiledParam:
         self.type = descriptor.type
         self.enum = list(descriptor.enum) if descriptor.enum is not None else None
         self.items = descriptor.items
-        self.minimum = plain_number(getattr(descriptor, "minimum", None))
-        self.maximum = plain_number(getattr(descriptor, "maximum", None))
+        self.declared_bounds = tuple(plain_number(getattr(descriptor, name, None)) for name in ("minimum", "maximum"))
+        self.minimum, self.maximum = self._number_range()
         self.min_length = getattr(descriptor, "min_length", None)
         self.max_length = getattr(descriptor, "max_length", None)
         self.format = getattr(descriptor, "format", "") or ""
         self.strip = self.type == "string" and self.min_length is not None
         self.items_validator = Draft7Validator(self.items) if self.type == "array" and self.items else None
         self.bounds_problem = self._bounds_sentence()
-        # A number's bounds sentence names its type too: "Must be an integer from 1 to 100."
-        numeric_bounds = self.bounds_problem if self.type in NUMERIC_TYPES else None
+        # A number with declared bounds is told them with its type: "Must be an integer from 1 to 100."
+        declares_bounds = self.declared_bounds != (None, None)
+        numeric_bounds = self.bounds_problem if self.type in NUMERIC_TYPES and declares_bounds else None
         self.type_problem = numeric_bounds or TYPE_SENTENCES[self.type]
         self.json_schema = self._json_schema(descriptor)
         self.phrase = self._phrase()
@@ -348,13 +373,10 @@ class CompiledParam:
             raise ValueError(self.type_problem)
         if _contains_nul(value):
             raise ValueError("Must not contain NUL characters.")
-        if self.type in NUMERIC_TYPES and abs(value) > MAX_SAFE_INTEGER:
-            raise ValueError(f"Must be between {-MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}.")
-        if self.strip:
-            value = value.strip(ECMA_WHITESPACE)
         if self.enum is not None and value not in self.enum:
             raise ValueError(f"Must be one of: {', '.join(str(v) for v in self.enum)}.")
-        if self.bounds_problem and not self._within_bounds(value):
+        trimmed = value.strip(ECMA_WHITESPACE) if self.strip else value
+        if self.bounds_problem and not self._within_bounds(value, trimmed):
             raise ValueError(self.bounds_problem)
         if self.format:
             accepts, sentence, _ = _FORMATS[self.format]
@@ -364,26 +386,27 @@ class CompiledParam:
             bad = next((i for i, item in enumerate(value) if not self.items_validator.is_valid(item)), None)
             if bad is not None:
                 raise ValueError(f"Item {bad} does not match the declared item schema.")
-        return value
+        return trimmed
 
-    def _within_bounds(self, value):
+    def _within_bounds(self, value, trimmed):
+        """Numbers within the range; text at least min_length once trimmed, at most max_length as sent."""
         if self.type in NUMERIC_TYPES:
-            low, high, measure = self.minimum, self.maximum, value
-        else:
-            low, high, measure = self.min_length, self.max_length, len(value)
-        return (low is None or measure >= low) and (high is None or measure <= high)
+            return self.minimum <= value <= self.maximum
+        return ((self.min_length is None or len(trimmed) >= self.min_length)
+                and (self.max_length is None or len(value) <= self.max_length))
+
+    def _number_range(self):
+        """A number's declared bounds, within JavaScript's safe integers, which the server enforces
+        (and publishes) whether or not the descriptor declares bounds; (None, None) for the rest."""
+        if self.type not in NUMERIC_TYPES:
+            return None, None
+        low, high = self.declared_bounds
+        return (-MAX_SAFE_INTEGER if low is None else low), (MAX_SAFE_INTEGER if high is None else high)
 
     def _bounds_sentence(self):
         if self.type in NUMERIC_TYPES:
             kind = "an integer" if self.type == "integer" else "a number"
-            low, high = self.minimum, self.maximum
-            if low is not None and high is not None:
-                return f"Must be {kind} from {low} to {high}."
-            if low is not None:
-                return f"Must be {kind} of at least {low}."
-            if high is not None:
-                return f"Must be {kind} of at most {high}."
-            return None
+            return f"Must be {kind} from {self.minimum} to {self.maximum}."
         if self.type == "string":
             low, high = self.min_length, self.max_length
             if low is not None and high is not None:
@@ -404,24 +427,28 @@ class CompiledParam:
             schema["default"] = descriptor.default
         if self.enum is not None:
             schema["enum"] = list(self.enum)
-        if self.items is not None:
-            schema["items"] = self.items
+        if self.type == "array":
+            schema["items"] = items_without_nul(self.items)
         for key, value in (("minimum", self.minimum), ("maximum", self.maximum),
                            ("minLength", self.min_length), ("maxLength", self.max_length)):
             if value is not None:
                 schema[key] = value
         if self.format:
             schema["format"] = self.format
-        if self.strip and self.min_length >= 1:
-            schema["pattern"] = trimmed_length_pattern(self.min_length)
+        if self.type == "string":
+            schema["pattern"] = text_pattern(self.min_length if self.strip else 0)
+        elif self.type == "object":
+            schema["propertyNames"] = {"pattern": NO_NUL}
+            schema["additionalProperties"] = {"pattern": NO_NUL}
         return schema
 
     def _phrase(self):
-        """The rules agents.json cannot carry as keys, in words: "an email address, 3 to 320 characters"."""
+        """The rules agents.json cannot carry as keys, in words: "an email address, 3 to 320 characters"
+        (a number's declared bounds: the safe integers' go without saying)."""
         parts = []
         if self.format:
             parts.append(_FORMATS[self.format][2])
-        low, high = (self.minimum, self.maximum) if self.type in NUMERIC_TYPES else (self.min_length, self.max_length)
+        low, high = self.declared_bounds if self.type in NUMERIC_TYPES else (self.min_length, self.max_length)
         unit = " characters" if self.type == "string" else ""
         if low is not None and high is not None:
             parts.append(f"{low}{unit}" if low == high else f"{low} to {high}{unit}")
@@ -472,6 +499,9 @@ def param_description(param):
 # Calls
 
 
+ABSENT = object()  # a parameter not sent at all (a null sent is a value, of no declared type)
+
+
 def validate_params(descriptors, body, query, path):
     """Checked and converted values for every declared parameter, defaults applied."""
     values, errors = {}, {}
@@ -482,7 +512,7 @@ def validate_params(descriptors, body, query, path):
         except ValueError as error:
             errors[name] = str(error)
             continue
-        if value is None:
+        if value is ABSENT:
             if descriptor.required:
                 errors[name] = "This parameter is required."
             elif descriptor.default is not None:
@@ -511,7 +541,7 @@ def _pick(descriptor, body, query, path):
         return body[name]
     if name in query:
         return _from_text(descriptor, query[name])
-    return None
+    return ABSENT
 
 
 def _from_text(descriptor, texts):

@@ -23,6 +23,11 @@ class OscarProvider(ShopProvider):
     """Changes run in the transaction the app opens around them (ShopProvider.atomic_changes),
     which holds the lock on the session's basket row from the stock check to the commit."""
 
+    @property
+    def max_quantity(self):
+        """Oscar refuses a basket of more items than OSCAR_MAX_BASKET_QUANTITY_THRESHOLD, so a quantity above it."""
+        return getattr(settings, "OSCAR_MAX_BASKET_QUANTITY_THRESHOLD", None)
+
     def search(self, context: CallContext, *, query, page, limit):
         return self.page_of(context, catalogue.search(query), page, limit)
 
