@@ -160,7 +160,8 @@ class IntegerIdsProvider(ShopProvider):
         return KEPT_DETAIL  # a shop may hand out what it keeps between calls
 
     def cart_view(self, context):
-        return {"items": [{"item_id": 71, "quantity": 1, "price": Decimal("12.5"), "currency": "USD"}],
+        return {"items": [{"item_id": 71, "name": "Cup", "unit_price": Decimal("12.5"), "quantity": 1,
+                           "line_total": Decimal("12.5"), "currency": "USD"}],
                 "subtotal": Decimal("12.5"), "currency": "USD", "cart_size": 1}
 
     def cart_add(self, context, *, item_id, quantity):

@@ -20,8 +20,10 @@ CALLS = []  # (method, arguments, inside a transaction?) of every provider call
 
 
 def raw_cart():
-    return {"items": [{"id": "cup", "price": Decimal("18"), "quantity": 2, "line_total": 36},
-                      {"id": "pot", "price": 9.999, "quantity": 1, "line_total": 9.999}],
+    return {"items": [{"item_id": "cup", "name": "Cup", "unit_price": Decimal("18"), "quantity": 2, "line_total": 36,
+                       "currency": "USD"},
+                      {"item_id": "pot", "name": "Pot", "unit_price": 9.999, "quantity": 1, "line_total": 9.999,
+                       "currency": "USD"}],
             "subtotal": 45.999, "currency": "USD", "cart_size": 2}
 
 

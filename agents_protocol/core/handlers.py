@@ -12,8 +12,10 @@ first and every other argument by keyword; the handler's `provider_method` names
 system check W002 can name an enabled capability whose method the provider lacks.
 """
 import logging
+import re
 from dataclasses import replace
 from functools import wraps
+from urllib.parse import urljoin
 
 from django.db import transaction
 
@@ -28,6 +30,7 @@ from agents_protocol.core.errors import (
 )
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import money_written
+from agents_protocol.core.outputs import check_cart_line
 from agents_protocol.core.schema import invalid_params
 
 logger = logging.getLogger(__name__)
@@ -35,6 +38,7 @@ logger = logging.getLogger(__name__)
 REQUIRED = "This parameter is required."
 # Where the answers of the built-in capabilities carry an id (an item's, a cart line's, a variant's parent).
 ID_KEYS = ("id", "item_id", "variant_of")
+HAS_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3986's scheme: an absolute URL
 
 
 def calls_provider(capability, method_name, *, changes=False):
@@ -129,35 +133,44 @@ def published_list(items, publish):
     return items
 
 
-def published_items(items):
+def published_items(items, origin):
     """The items of a search or browse page, each as published_item writes it."""
-    return published_list(items, published_item)
+    return published_list(items, lambda item: published_item(item, origin))
 
 
-def published_item(item):
+def published_item(item, origin):
     """An item of search, browse or detail (and each of its variants) as the published output
-    schemas say it: ids as text, and no price nor currency when the shop gives it no price (as
-    contrib/oscar omits them for a product its strategy does not price). Anything but a dict
-    is left to the codec, as the provider returned it."""
+    schemas say it: ids as text, its page's url absolute (Django's get_absolute_url() is a path:
+    it is joined to the origin the agent called), and no price nor currency when the shop gives
+    it no price (as contrib/oscar omits them for a product its strategy does not price).
+    Anything but a dict is left to the codec, as the provider returned it."""
     if not isinstance(item, dict):
         return item
     item = with_text_ids(item)
+    url = item.get("url")
+    if isinstance(url, str) and not HAS_SCHEME.match(url):
+        item = {**item, "url": urljoin(f"{origin}/", url)}
     if "price" in item and item["price"] is None:
         item = {key: value for key, value in item.items() if key not in ("price", "currency")}
     variants = item.get("variants")
     if isinstance(variants, list):
-        published = published_items(variants)
+        published = published_items(variants, origin)
         if published is not variants:
             item = {**item, "variants": published}
     return item
 
 
 def published_cart(cart):
-    """A cart (cart.view, or in a line change) with the ids of its lines as text."""
+    """A cart (cart.view, or in a line change) with the ids of its lines as text, each line
+    checked against the declared CART_LINE (core/outputs.py)."""
     if not (isinstance(cart, dict) and isinstance(cart.get("items"), list)):
         return cart
-    lines = published_list(cart["items"], lambda line: with_text_ids(line) if isinstance(line, dict) else line)
+    lines = published_list(cart["items"], published_line)
     return cart if lines is cart["items"] else {**cart, "items": lines}
+
+
+def published_line(line):
+    return check_cart_line(with_text_ids(line) if isinstance(line, dict) else line)
 
 
 def published_line_change(answer):
@@ -173,7 +186,8 @@ def published_line_change(answer):
 def search(call):
     page, limit = paging(call.params)
     found = ask_provider(call, "search", query=value(call.params, "q"), page=page, limit=limit)
-    return {"results": published_items(found.items), "total": found.total, "page": page, "limit": limit}
+    items = published_items(found.items, call.context.origin)
+    return {"results": items, "total": found.total, "page": page, "limit": limit}
 
 
 @calls_provider("browse", "browse")
@@ -181,7 +195,8 @@ def browse(call):
     category = call.params.get("category") or None
     page, limit = paging(call.params)
     found = ask_provider(call, "browse", category=category, sort=value(call.params, "sort"), page=page, limit=limit)
-    return {"items": published_items(found.items), "total": found.total, "page": page, "limit": limit}
+    items = published_items(found.items, call.context.origin)
+    return {"items": items, "total": found.total, "page": page, "limit": limit}
 
 
 @calls_provider("detail", "item_detail")
@@ -193,7 +208,7 @@ def detail(call):
         item = None
     if item is None:
         raise not_found(f"No product has the id {item_id!r}; use search or browse to find ids.", "unknown_item")
-    return published_item(item)
+    return published_item(item, call.context.origin)
 
 
 @calls_provider("cart.add", "cart_add", changes=True)

@@ -6,6 +6,7 @@ Outputs are what the protocol promises for the built-in capabilities (see core/h
 and DESIGN.md); a shop's items carry more fields than these schemas require, which they allow. A capability
 with a shop's own handler returns whatever that handler returns.
 """
+from agents_protocol.core.outputs import CART_LINE
 from agents_protocol.core.schema import param_json_schema
 
 ITEM = {
@@ -53,7 +54,7 @@ CART = {
     "type": "object",
     "required": ["items", "subtotal", "currency", "cart_size"],
     "properties": {
-        "items": {"type": "array", "items": {"type": "object"}},
+        "items": {"type": "array", "items": CART_LINE},
         "subtotal": {"type": "number"},
         "currency": {"type": "string"},
         "cart_size": {"type": "integer", "minimum": 0, "description": "Number of lines"},

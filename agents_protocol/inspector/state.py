@@ -15,6 +15,7 @@ from agents_protocol.core.capabilities import CapabilityCall, handler_for
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.models import AuditEvent
+from agents_protocol.core.money import minor_units
 from agents_protocol.core.provider import CallContext, get_provider
 from agents_protocol.http import limits
 from agents_protocol.http.sessions import end_session, session_for_inspector
@@ -88,12 +89,28 @@ def provider_answer(config, session, origin, capability):
     call = CapabilityCall(name=capability, params={}, context=CallContext(session=session, origin=origin),
                           provider=get_provider(), config=config)
     try:
-        return {"data": handler(call)}
+        data = handler(call)
+        return {"data": data, "decimals": currency_decimals(data)}
     except CapabilityError as refusal:
         return {"unavailable": refusal.message, "code": refusal.code}
     except Exception:  # one failing panel (the cart, the orders) leaves the calls and the rest shown
         logger.exception("The inspector could not read %s of session %s", capability, session.public_id)
         return {"unavailable": f"The shop could not answer {capability} just now.", "code": "internal_error"}
+
+
+def currency_decimals(data):
+    """{currency: its decimals} of every currency an answer names, for the page to write amounts as
+    the API does (JSON numbers lose 40.00's zeros on the way to the page)."""
+    decimals, pending = {}, [data]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, dict):
+            if isinstance(current.get("currency"), str):
+                decimals[current["currency"]] = minor_units(current["currency"])
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return decimals
 
 
 def seconds_until_expiry(session):

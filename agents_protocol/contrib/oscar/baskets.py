@@ -129,9 +129,9 @@ def line_data(line):
     unit = line.unit_price_incl_tax if line.is_tax_known else line.unit_price_excl_tax
     total = line.line_price_incl_tax_incl_discounts if line.is_tax_known else line.line_price_excl_tax_incl_discounts
     return {
-        "id": catalogue.item_id(line.product),
+        "item_id": catalogue.item_id(line.product),
         "name": line.product.get_title(),
-        "price": unit,
+        "unit_price": unit,
         "currency": line.price_currency,
         "quantity": line.quantity,
         "line_total": total,

@@ -140,10 +140,16 @@
     if (!items.length) return replaceContent(target, element("p", "Empty."));
     const list = element("ul");
     for (const item of items) {
-      const price = item.line_total !== undefined ? ` · ${item.line_total} ${cart.currency || ""}` : "";
-      list.append(element("li", `${item.quantity} × ${item.name || item.item_id} (${item.item_id})${price}`));
+      const price = ` · ${money(item.line_total, item.currency || cart.currency, answer.decimals)}`;
+      list.append(element("li", `${item.quantity} × ${item.name} (${item.item_id})${price}`));
     }
-    replaceContent(target, list, element("p", `Subtotal: ${cart.subtotal} ${cart.currency || ""}`));
+    replaceContent(target, list, element("p", `Subtotal: ${money(cart.subtotal, cart.currency, answer.decimals)}`));
+  }
+
+  // An amount with its currency's decimals, as the API wrote it (JSON.parse makes 40.00 a 40).
+  function money(amount, currency, decimals) {
+    const places = decimals && currency in decimals ? decimals[currency] : 2;
+    return `${Number(amount).toFixed(places)} ${currency || ""}`.trim();
   }
 
   function renderOrders(answer) {
@@ -154,7 +160,7 @@
     const list = element("ul");
     for (const order of orders) {
       const parts = [`${order.order_id}: ${order.status}`];
-      if (order.subtotal !== undefined) parts.push(`${order.subtotal} ${order.currency || ""}`.trim());
+      if (order.subtotal !== undefined) parts.push(money(order.subtotal, order.currency, answer.decimals));
       if (order.confirmed_at) parts.push(`confirmed ${order.confirmed_at}`);
       else if (order.expires_at) parts.push(`link expires ${order.expires_at}`);
       list.append(element("li", parts.join(" · ")));

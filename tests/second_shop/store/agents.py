@@ -60,8 +60,9 @@ def page_of(items, page, limit):
 def basket_data(context):
     lines = BasketLine.objects.filter(basket__owner=owner(context)).select_related("item")
     items = [
-        {**item_summary(line.item), "quantity": line.quantity,
-         "line_total": money(line.quantity * line.item.unit_price_cents)}
+        {"item_id": line.item.sku, "name": line.item.title, "unit_price": money(line.item.unit_price_cents),
+         "quantity": line.quantity, "line_total": money(line.quantity * line.item.unit_price_cents),
+         "currency": settings.STORE_CURRENCY}
         for line in lines
     ]
     return {

@@ -63,7 +63,7 @@ class CatalogueTests(ShopTestCase):
         self.assertEqual(agent.call("detail", id=str(bowl.pk)).data()["name"], "Tenmoku bowl")
         agent.call("detail", id="BOWL-TEN").error(404, "unknown_item")
         added = agent.call("cart.add", item_id=str(self.products["small_mug"].pk), quantity=2).data()
-        self.assertEqual(added["cart"]["items"][0]["id"], str(self.products["small_mug"].pk))
+        self.assertEqual(added["cart"]["items"][0]["item_id"], str(self.products["small_mug"].pk))
 
 
     def test_ids_that_name_no_product_are_unknown_items_by_upc_and_by_primary_key(self):
@@ -112,7 +112,7 @@ class CartTests(ShopTestCase):
         agent.call("cart.add", item_id="BOWL-TEN", quantity=1).data()
         agent.call("cart.add", item_id="MUG-CEL-S", quantity=1).data()
         cart = agent.call("cart.view").data()
-        self.assertEqual([(i["id"], i["quantity"], i["price"], i["line_total"]) for i in cart["items"]],
+        self.assertEqual([(i["item_id"], i["quantity"], i["unit_price"], i["line_total"]) for i in cart["items"]],
                          [("MUG-CEL-S", 3, 12.0, 36.0), ("BOWL-TEN", 1, 24.0, 24.0)])
         self.assertEqual((cart["subtotal"], cart["currency"], cart["total_quantity"]), (60.0, "GBP", 4))
         (link,) = AgentBasket.objects.all()
@@ -152,8 +152,8 @@ class CartTests(ShopTestCase):
         first, second = self.new_agent(), self.new_agent()
         first.call("cart.add", item_id="BOWL-TEN", quantity=2).data()
         second.call("cart.add", item_id="MUG-CEL-S", quantity=1).data()
-        self.assertEqual([i["id"] for i in first.call("cart.view").data()["items"]], ["BOWL-TEN"])
-        self.assertEqual([i["id"] for i in second.call("cart.view").data()["items"]], ["MUG-CEL-S"])
+        self.assertEqual([i["item_id"] for i in first.call("cart.view").data()["items"]], ["BOWL-TEN"])
+        self.assertEqual([i["item_id"] for i in second.call("cart.view").data()["items"]], ["MUG-CEL-S"])
         second.call("cart.remove", item_id="BOWL-TEN").error(404, "item_not_in_cart")
         self.assertEqual(first.call("cart.view").data()["total_quantity"], 2)
 
@@ -222,6 +222,6 @@ class AmountsTests(ShopTestCase):
         agent.call("cart.add", item_id="MUG-CEL-S", quantity=1).data()
         body = agent.call("cart.view").body
         self.assertIn(b'"subtotal":12.00', body)
-        self.assertIn(b'"price":12.00,', body)
+        self.assertIn(b'"unit_price":12.00,', body)
         self.assertIn(b'"line_total":12.00}', body)
         self.assertEqual(Decimal(str(agent.call("cart.view").data()["subtotal"])), Decimal("12"))

@@ -97,7 +97,7 @@ class AgentsOverHttpTests(LiveServerTestCase):
         self.assertEqual((added["item_id"], added["quantity"], added["cart_size"]), ("KN-8", 2, 1))
         self.agent.call("cart.add", item_id="BW-2").data()
         cart = self.agent.call("cart.view").data()
-        self.assertEqual([(i["id"], i["quantity"]) for i in cart["items"]], [("KN-8", 2), ("BW-2", 1)])
+        self.assertEqual([(i["item_id"], i["quantity"]) for i in cart["items"]], [("KN-8", 2), ("BW-2", 1)])
         self.assertEqual((cart["subtotal"], cart["currency"]), (157.0, "EUR"))
         # The body carries money with two decimals, as the protocol says.
         self.assertIn(b'"subtotal":157.00', self.agent.call("cart.view").body)
@@ -179,4 +179,4 @@ class AgentsOverHttpTests(LiveServerTestCase):
         self.agent.start_session()
         added = self.agent.call("cart.add", item_id="BW-2", quantity=1, price=0.01, name="Free bowl").data()
         self.assertEqual(added["cart"]["subtotal"], 29.0)
-        self.assertEqual(Decimal(str(added["cart"]["items"][0]["price"])), Decimal("29.00"))
+        self.assertEqual(Decimal(str(added["cart"]["items"][0]["unit_price"])), Decimal("29.00"))
