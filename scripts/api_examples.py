@@ -111,7 +111,7 @@ Every refusal names one of these codes; agents should branch on `code` and `stat
 show `error` (one sentence saying what went wrong and what to do) to a human if needed.
 PactSpec skills answer the same envelope with the same status. A2A answers a JSON-RPC error
 whose `data` holds a google.rpc ErrorInfo with the code in `metadata.code` (and in capitals
-as `reason`), over HTTP 200 except for 401 and 429. Codes marked *(shop)* come from this
+as `reason`), over HTTP 200 except for 401, 405 and 429. Codes marked *(shop)* come from this
 shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider may add its own.
 
 | status | code | when | what the agent should do |
@@ -123,7 +123,7 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 | 400 | `invalid_idempotency_key` | the `Idempotency-Key` header is not 1 to 255 visible ASCII characters without commas | send a UUID as the key, or no key |
 | 400 | `unknown_skill` | a PactSpec call (`{"skill", "input"}`) or an A2A message names no skill of this site (A2A: JSON-RPC -32602) | use a skill id of `/.well-known/pactspec.json` or `/.well-known/agent-card.json` |
 | 400 | `unknown_tool` | an MCP `tools/call` names no tool of this site (JSON-RPC -32602) | list the tools again with `tools/list` |
-| 400 | `unsupported_protocol_version` | an MCP request's `MCP-Protocol-Version` header names no revision this server speaks (2024-11-05 to 2025-11-25) | send the revision `initialize` answered |
+| 400 | `unsupported_protocol_version` | an MCP request's `MCP-Protocol-Version` header names no revision this server speaks (2024-11-05, 2025-06-18 or 2025-11-25) | send the revision `initialize` answered |
 | 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (at least 0 for `cart.update`); with the default rules `invalid_params` refuses such a quantity first, so this comes only where a site dropped its minimum | send a positive whole number |
 | 400 | `quantity_above_maximum` | *(shop)* the line would hold more of one item than a cart may (20 here) | lower the quantity to the maximum the sentence gives |
 | 400 | `insufficient_stock` | *(shop)* the shop has fewer in stock than asked for, or than the cart holds at checkout | lower the quantity to what the sentence says is available (`cart.update`), or `cart.remove` an item none of which is left, then try again |
@@ -164,12 +164,19 @@ shop's provider (`acme/agents.py`, `cart/services.py`); another shop's provider 
 ## Where this profile differs from the protocol's documents, and why
 
 The protocol's own spec texts come from two branches of its public repository that disagree in
-places (`agents-protocol`, where seed 000 and the canonical schema come from, and `review-repo`,
-where seeds 001 and 002 come from). Where they agree, this site does what they say; where they
+places (`agents-protocol`, where seed 000 and the agents.json schema this site follows come
+from, and `review-repo`, where seeds 001 and 002 come from). Where they agree, this site does what they say; where they
 disagree, or where this site does otherwise, the entries below say what it does and why.
 `tests/test_conformance.py` replays every wire assertion of those texts over HTTP, quoting the
 sentence each test comes from, and asserts each entry below.
 
+- **agents.json schema.** `spec/schemas/agents.schema.json` of the branch
+  `claude/agents-protocol-jVQe1`, commit `3dce0f80da0ab2794c543bf3947679c3a6fec12f` (unchanged
+  up to the branch's head, `230d48b`), shipped unchanged as `agents_protocol/schemas/agents.schema.json`.
+  The repository's default branch, `main`, still has the schema of its first commit, which
+  rejects this site's agents.json (4 errors: it requires `protocol_version` and allows no
+  `schema_version`, `flows`, `session.create`/`delete`/`ttl_seconds` nor
+  `rate_limit.requests_per_minute`): seed 000 follows the branch.
 - **Session create status.** `POST /session` answers `201 Created`, as the agents-protocol
   branch does (its status table: "Resource created (e.g., session, cart item)"); the review-repo
   branch answers `200`. The POST creates a resource, a session, and 201 is HTTP's status for that.
@@ -183,7 +190,7 @@ sentence each test comes from, and asserts each entry below.
 - **Session token format.** 43 characters: 32 random bytes from `secrets`, base64url (the
   agents-protocol branch asks for at least 32 cryptographically random characters), not a UUID
   (review-repo), whose 122 random bits are fewer. Only its SHA-256 is stored.
-- **Session TTL.** `session.ttl_seconds` (as both agents-json.md texts and the canonical schema
+- **Session TTL.** `session.ttl_seconds` (as both agents-json.md texts and that schema
   name it; the agents-protocol session.md says `session.ttl`), 1800 s by default as in seeds
   000 and 002 and the agents-protocol branch; the review-repo branch and seed 001 say 3600 s.
 - **Session end answer.** `DELETE /session` answers `{ended: true, session_id, ended_at,
@@ -236,8 +243,8 @@ sentence each test comes from, and asserts each entry below.
   review-repo branch's (and seed 001's) `checkout_url` and `human_handoff` with the
   agents-protocol branch's `expires_at` and `message`, not that branch's `handoff_url`.
 - **schema_version.** `"0.1.0"`, semver, as seed 000, the agents-protocol branch and the
-  canonical schema say; the review-repo branch's example says `"1.0"`.
-- **agents.json keys.** Seed 000's shape, which the canonical schema closes (no other keys):
+  schema say; the review-repo branch's example says `"1.0"`.
+- **agents.json keys.** Seed 000's shape, which that schema closes (no other keys):
   `flows` (review-repo), `docs_url`, `rate_limit.max_sessions` and `audit.public_key`
   (agents-protocol), `rate_limit.requests_per_minute` (not the agents-protocol interaction
   API's `max_requests_per_minute`), no `audit.description` (review-repo).

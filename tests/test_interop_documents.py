@@ -89,7 +89,7 @@ def test_llms_txt_parses_with_llms_txt_and_has_seed_001_shape(live_server):
         "OpenAPI": f"{live_server.url}/.well-known/agents/openapi.json",
     }
     optional = {link["title"]: link["url"] for link in parsed.sections["Optional"]}
-    assert optional.pop("MCP server") == f"{live_server.url}/mcp"  # POST only: tests/test_interop_mcp.py
+    assert f"`{live_server.url}/mcp`" in parsed.info  # said, not linked: POST only (tests/test_interop_mcp.py)
     for url in [*docs.values(), *optional.values()]:
         assert requests.get(url, timeout=10).status_code == 200, url
 

@@ -239,7 +239,7 @@ def test_every_gunicorn_worker_lists_the_tools_of_the_new_configuration(tmp_path
 
 
 def test_llms_txt_and_the_a2a_card_link_the_mcp_server(shop):
-    assert f"[MCP server]({shop}/mcp)" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    assert f"Model Context Protocol tools at `{shop}/mcp`" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
     card = requests.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
     assert {"url": f"{shop}/mcp", "protocolBinding": "MCP", "protocolVersion": VERSION} in card["supportedInterfaces"]
 
@@ -252,7 +252,7 @@ def test_the_endpoint_is_configurable_and_mcp_can_be_turned_off(shop):
     moved = post(f"{shop}/mcp", initialize_message())
     assert moved.status_code == 404 and moved.json()["error"]["data"]["code"] == "not_found"
 
-    assert f"[MCP server]({shop}/.well-known/agents/mcp)" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    assert f"tools at `{shop}/.well-known/agents/mcp`" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
 
     mcp.enabled = False
     mcp.save()
@@ -365,7 +365,8 @@ def test_an_unsupported_protocol_version_header_is_400_and_a_delete_with_it_ends
 
 def test_initialize_negotiates_a_handshake_revision(shop):
     url = f"{shop}/mcp"
-    for offered, answered in (("2025-06-18", "2025-06-18"), ("2099-01-01", VERSION), ("2026-07-28", VERSION)):
+    for offered, answered in (("2025-06-18", "2025-06-18"), ("2025-03-26", VERSION), ("2099-01-01", VERSION),
+                              ("2026-07-28", VERSION)):
         message = initialize_message()
         message["params"]["protocolVersion"] = offered
         assert post(url, message).json()["result"]["protocolVersion"] == answered

@@ -5,7 +5,8 @@ only `- [title](url): notes` lines), so seed 001's sections become bold-labelled
 blocks: quick start, capability table, sessions, auth, flows, limits, the sandbox (when
 AGENTS_PROTOCOL["SANDBOX"] is on), the shop's own notes for agents (the site profile's
 agent_notes, edited in admin), audit, errors. The link
-sections point to agents.txt, agents.json, the docs and the other dialects. The limits block
+sections point to agents.txt, agents.json, the docs and the other documents; the MCP server
+(while it is on) is a block of its own, as its endpoint has no page to fetch. The limits block
 states the request size limits of the app's settings (MAX_URL_BYTES, MAX_HEADER_BYTES,
 MAX_BODY_BYTES) beside the configured rate limits.
 """
@@ -71,6 +72,8 @@ def build_llms_txt(config, origin):
         blocks.append(config.site.agent_notes.strip())
     if config.audit.enabled:
         blocks.append(_audit(config))
+    if config.mcp.enabled:
+        blocks.append(_mcp(config, base))
     blocks += [_errors(config), _links(config, base)]
     return "\n\n".join(blocks) + "\n"
 
@@ -192,6 +195,16 @@ def _audit(config):
     )
 
 
+def _mcp(config, base):
+    """Said here rather than linked: a link section's URL is fetched as a document, and the MCP
+    endpoint answers GET with 405 (it offers no stream)."""
+    return (
+        f"**MCP**: the capabilities are also Model Context Protocol tools at `{mcp_url(config, base)}` "
+        f"(Streamable HTTP, protocol {MCP_PROTOCOL_VERSION}): POST `initialize`, then send the `Mcp-Session-Id` "
+        "header it answers, your session's token, with every message."
+    )
+
+
 def _errors(config):
     errors = sorted(ERRORS + MCP_ERRORS) if config.mcp.enabled else ERRORS
     lines = ["**Error handling**", ""]
@@ -212,8 +225,4 @@ def _links(config, base):
         f"- [PactSpec]({base}{PACTSPEC_PATH}): the capabilities as PactSpec v1 skills",
         f"- [A2A Agent Card]({base}{AGENT_CARD_PATH}): the capabilities as A2A skills over JSON-RPC",
     ]
-    mcp = mcp_url(config, base)
-    if mcp:
-        optional.append(f"- [MCP server]({mcp}): the capabilities as Model Context Protocol tools (Streamable "
-                        f"HTTP, protocol {MCP_PROTOCOL_VERSION}; the session is the Mcp-Session-Id from initialize)")
     return "## Docs\n\n" + "\n".join(docs) + "\n\n## Optional\n\n" + "\n".join(optional)

@@ -43,7 +43,7 @@ UNSERVED_METHODS = {
     "ListTaskPushNotificationConfigs": PUSH_NOTIFICATION_NOT_SUPPORTED,
     "DeleteTaskPushNotificationConfig": PUSH_NOTIFICATION_NOT_SUPPORTED,
 }
-HTTP_LEVEL_STATUSES = (401, 429)
+HTTP_LEVEL_STATUSES = (401, 405, 429)  # authentication, a method other than POST (with Allow), limits
 MALFORMED_BODY_CODES = {"invalid_json": PARSE_ERROR, "payload_too_large": INVALID_REQUEST,
                         "unsupported_media_type": INVALID_REQUEST, "invalid_request": INVALID_REQUEST,
                         "method_not_allowed": INVALID_REQUEST, "length_required": INVALID_REQUEST}

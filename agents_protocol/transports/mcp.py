@@ -53,7 +53,12 @@ SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
 # The same headers as WSGI names them: read from request.META, without building request.headers.
 SESSION_META, VERSION_META = "HTTP_MCP_SESSION_ID", "HTTP_MCP_PROTOCOL_VERSION"
-VERSION_WITHOUT_HEADER = "2025-03-26"  # what the specification says to assume when the header is absent
+# The handshake revisions granted: all but 2025-03-26, whose JSON-RPC batches (which it alone has,
+# and a server MUST accept) this server does not take; a client offering it is answered the latest.
+SERVED_VERSIONS = tuple(version for version in HANDSHAKE_PROTOCOL_VERSIONS if version != "2025-03-26")
+# Without the header, the specification says to assume 2025-03-26 unless the server knows better:
+# never granting it, this one knows the session negotiated the only granted revision without the header.
+VERSION_WITHOUT_HEADER = "2024-11-05"
 SERVED_METHODS = ("ping", "tools/list", "tools/call")
 MALFORMED_BODY_CODES = {"invalid_json": types.PARSE_ERROR, "payload_too_large": types.INVALID_REQUEST,
                         "unsupported_media_type": types.INVALID_REQUEST, "invalid_request": types.INVALID_REQUEST,
@@ -160,7 +165,7 @@ class McpView(AgentView):
                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
         self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
         offered = self.initialize_params.protocol_version
-        self.protocol_version = offered if offered in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+        self.protocol_version = offered if offered in SERVED_VERSIONS else LATEST_HANDSHAKE_VERSION
         answer = types.InitializeResult(
             protocol_version=self.protocol_version,
             capabilities=types.ServerCapabilities(tools=types.ToolsCapability(list_changed=False)),
@@ -239,7 +244,7 @@ def requested_version(request):
     version = request.META.get(VERSION_META)
     if version is None:
         return VERSION_WITHOUT_HEADER
-    if version not in HANDSHAKE_PROTOCOL_VERSIONS:
+    if version not in SERVED_VERSIONS:
         raise McpError(types.INVALID_REQUEST, f"MCP-Protocol-Version {version!r} is not supported; use "
                        f"{LATEST_HANDSHAKE_VERSION}.", "unsupported_protocol_version", 400, 400)
     return version
