@@ -32,6 +32,7 @@ from agents_protocol.core.models import (
     SiteProfile,
     path_param_problem,
 )
+from agents_protocol.core.schema import plain_number
 from agents_protocol.http.publishing import render_agents_json, render_agents_txt
 
 PREVIEW_ORIGIN = "https://your-site.example"
@@ -90,6 +91,13 @@ class OptionalJSONField(forms.JSONField):
         return "" if value is None else super().prepare_value(value)
 
 
+class PlainNumberField(forms.FloatField):
+    """A bound as the documents publish it: 1, not 1.0 (an integer parameter's bounds are whole)."""
+
+    def prepare_value(self, value):
+        return plain_number(super().prepare_value(value))
+
+
 class CapabilityParamFormSet(forms.BaseInlineFormSet):
     def clean(self):
         """What CapabilityParam.clean cannot see for a capability not saved yet: its method and
@@ -117,7 +125,7 @@ class CapabilityParamInline(admin.TabularInline):
     extra = 0
     formfield_overrides = {
         models.JSONField: {"form_class": OptionalJSONField, "widget": forms.TextInput(attrs={"size": 24})},
-        models.FloatField: {"widget": forms.NumberInput(attrs={"step": "any"})},
+        models.FloatField: {"form_class": PlainNumberField, "widget": forms.NumberInput(attrs={"step": "any"})},
         models.PositiveIntegerField: {"widget": forms.NumberInput(attrs={"min": 0})},
     }
     fields = ["position", "name", "type", "required", "default", "enum", "items", "minimum", "maximum",

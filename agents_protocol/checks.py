@@ -321,9 +321,7 @@ def database_supported(app_configs, databases=None, **kwargs):
     )]
 
 
-SQLITE_OPTIONS = (
-    '"OPTIONS": {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}'
-)
+SQLITE_OPTIONS = '{"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}'
 MIN_BUSY_TIMEOUT = 5  # seconds; also what Python's sqlite3 waits when OPTIONS gives no timeout
 
 
@@ -343,7 +341,7 @@ def sqlite_ready_for_parallel_writes(app_configs, databases=None, **kwargs):
     return [Warning(
         f"agents_protocol writes to the SQLite database {alias!r} without {', '.join(missing)}: parallel agent "
         "calls (two cart.add at once) will be refused with 503 backend_unavailable (\"database is locked\").",
-        hint=f'Set DATABASES["{alias}"][{SQLITE_OPTIONS}] (Django 5.1+), or use PostgreSQL.',
+        hint=f'Set DATABASES["{alias}"]["OPTIONS"] = {SQLITE_OPTIONS} (Django 5.1+), or use PostgreSQL.',
         id="agents_protocol.W003",
     )]
 
