@@ -93,7 +93,8 @@ def test_admin_changes_move_paths_and_add_custom_capabilities(live_server):
         op = ops[(f"{API}/reserve/{{item_id}}", "POST")]
         assert [p["name"] for p in op["parameters"]] == ["item_id", "Idempotency-Key"]
         assert op["requestBody"] == {"required": False, "content": {"application/json": {"schema": {
-            "type": "object", "properties": {"days": {"type": "integer", "default": 3}}}}}}
+            "type": "object", "properties": {"days": {"type": "integer", "default": 3, "minimum": -(2**53 - 1),
+                                                      "maximum": 2**53 - 1}}}}}}  # the safe integers, enforced
         assert op["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["data"] == {
             "description": "Data returned by this site's reserve handler"}
         assert (f"{API}/sessions", "POST") in ops and (f"{API}/session", "POST") not in ops
