@@ -170,13 +170,14 @@ disagree, or where this site does otherwise, the entries below say what it does 
 `tests/test_conformance.py` replays every wire assertion of those texts over HTTP, quoting the
 sentence each test comes from, and asserts each entry below.
 
-- **agents.json schema.** `spec/schemas/agents.schema.json` of the branch
-  `claude/agents-protocol-jVQe1`, commit `3dce0f80da0ab2794c543bf3947679c3a6fec12f` (unchanged
-  up to the branch's head, `230d48b`), shipped unchanged as `agents_protocol/schemas/agents.schema.json`.
-  The repository's default branch, `main`, still has the schema of its first commit, which
-  rejects this site's agents.json (4 errors: it requires `protocol_version` and allows no
-  `schema_version`, `flows`, `session.create`/`delete`/`ttl_seconds` nor
-  `rate_limit.requests_per_minute`): seed 000 follows the branch.
+The agents.json schema this site follows (and ships unchanged as
+`agents_protocol/schemas/agents.schema.json`) is `spec/schemas/agents.schema.json` of the branch
+`claude/agents-protocol-jVQe1`, commit `3dce0f80da0ab2794c543bf3947679c3a6fec12f` (unchanged up
+to the branch's head, `230d48b`). The repository's default branch, `main`, still has the schema of
+its first commit, which rejects this site's agents.json (4 errors: it requires `protocol_version`
+and allows no `schema_version`, `flows`, `session.create`/`delete`/`ttl_seconds` nor
+`rate_limit.requests_per_minute`); seed 000 follows the branch.
+
 - **Session create status.** `POST /session` answers `201 Created`, as the agents-protocol
   branch does (its status table: "Resource created (e.g., session, cart item)"); the review-repo
   branch answers `200`. The POST creates a resource, a session, and 201 is HTTP's status for that.
