@@ -247,8 +247,9 @@ sentence each test comes from, and asserts each entry below.
   can switch to that layout in admin, and agents read them from agents.json.
 - **Additions.** What the documents do not have, which an agent may ignore: `code` (and
   `fields`) in every refusal; `session_id`, `ttl_seconds`, `"audit": false` and `inspect_url`
-  in the create answer; `notices` in the checkout answer when the shop has something to tell the agent
-  (e.g. a price that changed since the item was added to the cart); `X-RateLimit-Limit`, and the three `X-RateLimit-*` headers on every counted answer
+  in the create answer; `notices` in the cart answers and the checkout answer when something changed
+  that the agent did not do (a price since it last saw the cart, a line the shop removed, a quantity
+  above the stock now), or when the shop has something to tell; `X-RateLimit-Limit`, and the three `X-RateLimit-*` headers on every counted answer
   (the review-repo branch asks for them on 429s); `type="application/json"` in the `Link`
   header; `X-Request-ID`; `Idempotency-Key`; the statuses 405, 409, 413, 414, 415, 422, 431,
   501 and 503 of the table above.

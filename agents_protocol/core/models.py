@@ -503,6 +503,9 @@ class AgentSession(models.Model):
     last_event_hash = models.CharField(max_length=64, blank=True)
     # The head event's timestamp: the next is never earlier, whichever host's clock makes it.
     last_event_at = models.CharField(max_length=32, blank=True)
+    # The cart as the agent was last shown it (core/cart_notices.py): the next cart answer and
+    # checkout tell the agent what changed since (a price, a line the shop removed).
+    shown_cart = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

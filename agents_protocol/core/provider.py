@@ -74,7 +74,9 @@ class Handoff:
     expires_at: Any
     order_id: str | None = None
     reference: str | None = None
-    notices: tuple[str, ...] = ()  # sentences for the agent, e.g. a price that changed since it was added; a str is one
+    # Sentences of the shop's own for the agent; a str is one. The app adds before them what changed in the
+    # cart since the agent last saw it (core/cart_notices.py), for every provider.
+    notices: tuple[str, ...] = ()
     message: str = DEFAULT_HANDOFF_MESSAGE  # what the agent is told to do with the link
 
     def __post_init__(self):
