@@ -16,6 +16,7 @@
 | E012    | REVISION_SIGNAL cannot be imported, or its class has no read() and bump()   |
 | E013    | a setting of the wrong type: a whole number below its minimum or not a number (a string from the environment), DEFAULT_SITE not a dict of strings, a pipeline step that cannot be imported |
 | E014    | the rate-limit cache is Django's DummyCache, which counts nothing           |
+| E015    | the rate-limit cache is Django's local-memory cache, which each process counts apart, and SINGLE_PROCESS is not True |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
@@ -202,8 +203,8 @@ def _setting_problems():
 
 @register(Tags.caches)
 def rate_limit_cache_counts(app_configs, **kwargs):
-    """django-ratelimit's E003 also refuses the local-memory cache, so single-process shops silence
-    it (docs/integration.md); a dummy cache, which counts nothing, must still be refused."""
+    """A dummy cache counts nothing: refused here too, as django-ratelimit's E003 does, whether or
+    not a site silences that one."""
     alias = getattr(settings, "RATELIMIT_USE_CACHE", "default")
     backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
     if backend != "django.core.cache.backends.dummy.DummyCache":
@@ -211,8 +212,26 @@ def rate_limit_cache_counts(app_configs, **kwargs):
     return [Error(
         f"The rate-limit cache {alias!r} is Django's DummyCache, which keeps no count: agents would never be "
         "rate limited, and every answer would claim a full X-RateLimit-Remaining.",
-        hint="Use Redis or Memcached (several processes), or the local-memory cache (one process).",
+        hint='Use diskcache\'s "diskcache.DjangoCache" (one host) or Redis (several).',
         id="agents_protocol.E014",
+    )]
+
+
+@register(Tags.caches)
+def rate_limit_cache_shared(app_configs, **kwargs):
+    """The local-memory cache counts in each process apart: under gunicorn -w 4 an agent gets four
+    times its limit, and nothing else says so."""
+    alias = getattr(settings, "RATELIMIT_USE_CACHE", "default")
+    backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
+    if backend != "django.core.cache.backends.locmem.LocMemCache" or get_setting("SINGLE_PROCESS") is True:
+        return []
+    return [Error(
+        f"The rate-limit cache {alias!r} is Django's local-memory cache, which each process counts in apart: "
+        "with several worker processes every agent gets that many times its limit.",
+        hint='Count in a cache shared by the processes: diskcache\'s "diskcache.DjangoCache" on one host (its '
+        "increment is atomic across processes, no server to run), Redis on several. A site that runs one process "
+        'only (runserver, tests) sets AGENTS_PROTOCOL["SINGLE_PROCESS"] = True.',
+        id="agents_protocol.E015",
     )]
 
 

@@ -29,6 +29,8 @@ REVISION_SIGNAL     None (default): every request reads the configuration's revi
                     configuration; requests then read the row only when the value moved, or
                     once a second (core/config.py). Only for processes that all share it: the
                     embedded profile's acme.embedded.stamp.SharedMemoryStamp, one host.
+SINGLE_PROCESS      True says the site runs in one process (runserver, a test run): only then may
+                    the rate limit count in Django's local-memory cache (check E015).
 SANDBOX             None (default): off. A dict turns on the sandbox for agent developers
                     (sandbox.py): sessions whose agent name asks for it get REQUESTS_PER_MINUTE
                     (3) or live SESSION_TTL_SECONDS (10); for a demo or staging shop.
@@ -76,6 +78,7 @@ DEFAULTS = {
     "IDEMPOTENCY_LEASE_SECONDS": 60,
     "TRUSTED_PROXY_COUNT": 0,
     "SANDBOX": None,
+    "SINGLE_PROCESS": False,
     "REVISION_SIGNAL": None,
     "ACTIVITY_BUFFER_SIZE": 500,
     "ACTIVITY_FLUSH_SECONDS": 10,

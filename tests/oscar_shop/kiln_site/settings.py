@@ -146,10 +146,13 @@ def database():
 DATABASES = {"default": database()}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
-# One process serves this shop in its tests, so a local-memory cache holds every rate-limit
-# counter; a shop with several workers uses Redis or Memcached and drops the silencing.
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+# The agents' rate-limit counters, shared by every process of this host: diskcache's increment is
+# atomic across processes, with no server to run (several hosts: Redis).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "ratelimit": {"BACKEND": "diskcache.DjangoCache", "LOCATION": DATA_DIR / "ratelimit"},
+}
+RATELIMIT_USE_CACHE = "ratelimit"
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
