@@ -29,6 +29,8 @@ REVISION_SIGNAL     None (default): every request reads the configuration's revi
                     configuration; requests then read the row only when the value moved, or
                     once a second (core/config.py). Only for processes that all share it: the
                     embedded profile's acme.embedded.stamp.SharedMemoryStamp, one host.
+SESSION_IDLE_SECONDS  a session that made no call for this long (300 seconds) ends when its
+                    address, at max_sessions, creates another; the one idle longest goes first.
 SINGLE_PROCESS      True says the site runs in one process (runserver, a test run): only then may
                     the rate limit count in Django's local-memory cache (check E015).
 SANDBOX             None (default): off. A dict turns on the sandbox for agent developers
@@ -78,6 +80,7 @@ DEFAULTS = {
     "IDEMPOTENCY_LEASE_SECONDS": 60,
     "TRUSTED_PROXY_COUNT": 0,
     "SANDBOX": None,
+    "SESSION_IDLE_SECONDS": 300,
     "SINGLE_PROCESS": False,
     "REVISION_SIGNAL": None,
     "ACTIVITY_BUFFER_SIZE": 500,

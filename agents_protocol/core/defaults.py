@@ -24,6 +24,9 @@ VARIANT_ITEM_ID = "Product ID, or the id of one of its variants (from search, br
 
 # contact sends the shop an email: one agent gets a few an hour (migration 0024), not the site's 60 a minute.
 CONTACT_CALLS_PER_HOUR = 10
+# Sessions an address may hold at once (migration 0027): a developer's inspector runs and test agents
+# from one machine, which seldom end their sessions; an idle one makes room (http/sessions.py).
+MAX_SESSIONS = 20
 MAX_PAGE = 10000
 MAX_QUANTITY = 1000
 
@@ -108,7 +111,7 @@ DEFAULT_CAPABILITIES = [
 DEFAULT_CONFIG = {
     "site": {"name": "My shop", "url": "", "description": "", "contact": "", "docs_url": ""},
     "session": {"create": f"{API}/session", "delete": f"{API}/session", "ttl_seconds": 1800},
-    "rate_limit": {"requests_per_minute": 60, "max_sessions": 5},
+    "rate_limit": {"requests_per_minute": 60, "max_sessions": MAX_SESSIONS},
     "audit": {"enabled": True, "endpoint": f"{API}/audit/:session_id"},
     "mcp": {"enabled": True, "endpoint": "/mcp"},
     "capabilities": DEFAULT_CAPABILITIES,
