@@ -18,9 +18,10 @@ from agents_protocol.core.conf import get_setting
 
 API = "/.well-known/agents/api"
 
-# A product with variants (detail lists them) is sold only as one of them (migration 0017).
-DETAIL_DESCRIPTION = "Get full details for a product, with stock, its variants and its page URL"
-VARIANT_ITEM_ID = "Product ID, or the id of one of its variants (from search, browse or detail)"
+# Words true of any shop (migration 0028): a shop says more of its own in admin, as the demo's
+# loader does (acme/management/commands/load_demo_catalog.py).
+SEARCH_DESCRIPTION = "Search the product catalog"
+DETAIL_DESCRIPTION = "Get full details for a product and its page URL"
 
 # contact sends the shop an email: one agent gets a few an hour (migration 0024), not the site's 60 a minute.
 CONTACT_CALLS_PER_HOUR = 10
@@ -55,7 +56,7 @@ def _capability(name, method, path, description, params=None, session=False, han
 
 
 DEFAULT_CAPABILITIES = [
-    _capability("search", "GET", "/search", "Search the product catalog; name matches rank first", {
+    _capability("search", "GET", "/search", SEARCH_DESCRIPTION, {
         "q": {"type": "string", "required": True, "description": "Search query", "min_length": 1, "max_length": 200},
         "page": PAGE,
         "limit": LIMIT,
@@ -74,7 +75,7 @@ DEFAULT_CAPABILITIES = [
                "min_length": 1, "max_length": 200},
     }),
     _capability("cart.add", "POST", "/cart/add", "Add a product to the cart; prices always come from the shop", {
-        "item_id": {**ITEM_ID, "description": VARIANT_ITEM_ID},
+        "item_id": ITEM_ID,
         "quantity": {"type": "integer", "required": False, "default": 1, "description": "Quantity to add",
                      "minimum": 1, "maximum": MAX_QUANTITY},
     }, session=True),
