@@ -94,6 +94,7 @@ class Table:
     title: str
     headers: list
     rows: list
+    note: str = ""  # what the table cannot show, under it
 
 
 def percent(share):
@@ -113,7 +114,8 @@ def tables_of(activity):
                 percent(row.refused_share), *(row.refusals[code] for code in codes)]
                for row in activity.capabilities]),
         Table("funnel", "Funnel", ["Step", "Sessions", "Conversion from the step before"],
-              [[step.name, step.sessions, percent(step.conversion)] for step in activity.funnel]),
+              [[step.name, step.sessions, percent(step.conversion)] for step in activity.funnel],
+              note=report.FUNNEL_NOTE),
         Table("agents", f"Busiest agents (top {report.BUSIEST_AGENTS})",
               ["Agent", "Version", "Calls", "Refused", "Refusal rate"],
               [[shown(row.name), shown(row.version), row.calls, row.refused, percent(row.refused_share)]
