@@ -33,6 +33,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from agents_protocol.audit import verify
 from agents_protocol.core import codec
+from agents_protocol.core.defaults import MAX_SESSIONS
 from agents_protocol.models import AgentSession, Capability, McpConfig
 from agents_protocol.transports.mcp import tool_result
 from cart.models import CartLine
@@ -448,7 +449,7 @@ def test_an_agent_name_too_long_is_refused_as_invalid_params_and_opens_no_sessio
 
 def test_max_sessions_limits_initialize_with_429_and_retry_after(shop):
     url = f"{shop}/mcp"
-    for _ in range(5):  # the default max_sessions
+    for _ in range(MAX_SESSIONS):  # the default max_sessions, none idle yet
         open_session(url)
     over = post(url, initialize_message())
     assert over.status_code == 429 and int(over.headers["Retry-After"]) >= 1
