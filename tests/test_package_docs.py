@@ -7,8 +7,8 @@ import django.db
 import pytest
 from django.core.management import CommandError
 
-from agents_protocol.contrib.oscar import conf as oscar_conf
-from agents_protocol.core.conf import DEFAULTS
+from agents_protocol.contrib.oscar.conf import oscar_settings
+from agents_protocol.core.conf import app_settings
 from agents_protocol.http.exceptions import refusal_for
 from agents_protocol.management.commands.agents_config import Command as AgentsConfigCommand
 
@@ -50,12 +50,12 @@ def test_it_takes_five_steps_from_install_to_agents_json():
 
 def test_the_settings_table_lists_every_setting_the_app_reads():
     documented = re.findall(r"^\| `([A-Z_]+)` \|", section("Settings"), flags=re.MULTILINE)
-    assert sorted(documented) == sorted(DEFAULTS)
+    assert sorted(documented) == sorted(app_settings.defaults())
 
 
 def test_the_checks_table_lists_every_check_the_app_defines():
-    source = (ROOT / "agents_protocol" / "checks.py").read_text()
-    defined = set(re.findall(r'id="(agents_protocol\.[EW]\d{3})"', source))
+    source = "".join((ROOT / "agents_protocol" / path).read_text() for path in ("checks.py", "core/conf.py"))
+    defined = set(re.findall(r'(?:id|check) ?= ?"(agents_protocol\.[EW]\d{3})"', source))
     documented = re.findall(r"^\| `(agents_protocol\.[EW]\d{3})` \|", section("System checks"), flags=re.MULTILINE)
     assert len(defined) == 18
     assert sorted(documented) == sorted(defined)
@@ -68,11 +68,11 @@ def test_the_readme_links_the_guide():
 def test_the_oscar_path_documents_every_setting_and_check_of_the_oscar_integration():
     oscar_path = section("The Oscar path")
     documented = re.findall(r"^\| `([A-Z_]+)` \|", oscar_path, flags=re.MULTILINE)
-    assert documented == list(oscar_conf.DEFAULTS)
-    for key, default in oscar_conf.DEFAULTS.items():
+    assert documented == list(oscar_settings.defaults())
+    for key, default in oscar_settings.defaults().items():
         assert f"| `{key}` | `{default!r}`".replace("'", '"') in oscar_path
-    source = (ROOT / "agents_protocol" / "contrib" / "oscar" / "checks.py").read_text()
-    defined = set(re.findall(r'id="(agents_protocol_oscar\.[EW]\d{3})"', source))
+    source = (ROOT / "agents_protocol" / "contrib" / "oscar" / "conf.py").read_text()
+    defined = set(re.findall(r'check = "(agents_protocol_oscar\.[EW]\d{3})"', source))
     assert defined == {"agents_protocol_oscar.E001", "agents_protocol_oscar.E002"}
     assert defined == set(re.findall(r"`(agents_protocol_oscar\.[EW]\d{3})`", oscar_path))
 
