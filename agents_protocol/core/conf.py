@@ -12,8 +12,8 @@ from agents_protocol.core.settings_declaration import (
     DottedPaths,
     FilePath,
     Setting,
-    Strings,
     Text,
+    TextFields,
     WholeNumber,
     WholeNumbers,
 )
@@ -38,7 +38,7 @@ class AgentsProtocolSettings(DeclaredSettings):
         "the shop's provider class (core/provider.py); required for the API.",
         check="agents_protocol.E002")
     DEFAULT_SITE = Setting(
-        {"name": "My shop", "description": "", "contact": ""}, Strings("agents_protocol.config_io.SITE_FIELDS"),
+        {"name": "My shop", "description": "", "contact": ""}, TextFields("agents_protocol.config_io.SITE_FIELDS"),
         "written into the site profile by the first `migrate`; an `agent_notes` key (Markdown for llms.txt) "
         "fills the profile's notes once, when staff wrote none.")
     DOCUMENT_MAX_AGE = Setting(

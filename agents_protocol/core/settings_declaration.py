@@ -17,6 +17,9 @@ from django.core.checks import Error
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
+# Each kind of value says what it is (describe(): Markdown for the reference page) and what is
+# wrong with a value (problem(): the end of a sentence, or None).
+
 
 class WholeNumber:
     def __init__(self, minimum):
@@ -67,7 +70,7 @@ class Choice:
         return f"must be one of {', '.join(self.choices)}, not {value!r}"
 
 
-class Texts:
+class TextList:
     def describe(self):
         return "list of strings"
 
@@ -128,7 +131,7 @@ def import_problem(path):
     return None
 
 
-class Strings:
+class TextFields:
     """A dict of strings whose keys are among those of a tuple (a dotted path, imported when used)."""
 
     def __init__(self, keys_from):

@@ -1,6 +1,6 @@
 """The Oscar integration's settings: one `AGENTS_PROTOCOL_OSCAR` dict, declared below and read as
 attributes of `oscar_settings` (agents_protocol/core/settings_declaration.py)."""
-from agents_protocol.core.settings_declaration import Choice, DeclaredSettings, Setting, Text, Texts, WholeNumber
+from agents_protocol.core.settings_declaration import Choice, DeclaredSettings, Setting, Text, TextList, WholeNumber
 
 
 class OscarSettings(DeclaredSettings):
@@ -21,7 +21,7 @@ class OscarSettings(DeclaredSettings):
         "the URL name the link takes the human to, once the agent's basket is theirs: Oscar's checkout, or e.g. "
         "`\"basket:summary\"`.")
     CANCELLED_STATUSES = Setting(
-        ["Cancelled"], Texts(),
+        ["Cancelled"], TextList(),
         "Oscar order statuses that order.status reports as `cancelled`; every other status of a placed order is "
         "`confirmed` (Oscar's own status is given beside it as `shop_status`).")
 
