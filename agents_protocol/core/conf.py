@@ -47,7 +47,7 @@ ACTIVITY_RETENTION_DAYS  calls older than this many days are deleted, by a worke
 
 The steps of the agent pipeline, as Django REST framework's DEFAULT_* settings name them, so
 a shop swaps one (a subclass of ours, usually) without touching the others. Every transport
-(agent API, A2A, PactSpec) runs them (http/pipeline.py):
+(agent API, A2A, PactSpec, MCP) runs them (http/pipeline.py):
 
 AUTHENTICATION_CLASSES  who is calling: the agent session of the three token headers.
 PERMISSION_CLASSES      whether the call may go on: a capability that requires a session needs one.
