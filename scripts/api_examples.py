@@ -54,8 +54,9 @@ the page; tokens, ids and times differ on each run).
 - **Request size**: on every agent path the path and query string may be at most 4096 bytes
   (`MAX_URL_BYTES`), the header block at most 8192 bytes (`MAX_HEADER_BYTES`), a body 64 KiB
   (`MAX_BODY_BYTES`): past them 414 `uri_too_long`, 431 `headers_too_large` or 413
-  `payload_too_large`, before the rate limit counts the call. Past gunicorn's larger limits
-  gunicorn answers, in the envelope too ([deploy.md](deploy.md#request-size-limits)).
+  `payload_too_large`; the URL and header checks come before the rate limit counts the call.
+  Past gunicorn's larger limits gunicorn answers, in the envelope too
+  ([deploy.md](deploy.md#request-size-limits)).
 - **Rate limit**: `requests_per_minute` per session, else per client address, in fixed
   60-second windows. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`
   and `X-RateLimit-Reset` (a Unix time); past the limit 429 `rate_limited` with `Retry-After` in
