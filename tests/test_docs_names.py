@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import global_settings
 from django.core.management import get_commands
+from oscar import defaults as oscar_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md", ROOT / "CHANGELOG.md"]
@@ -38,14 +39,7 @@ SETTING_KEY = re.compile(r'AGENTS_PROTOCOL(?:_OSCAR)?\["([A-Z_]+)"\]')
 TRANSPORT = re.compile(r"transports/(\w+)\.py")
 CODE_DIRS = ("agents_protocol", "acme", "catalog", "cart")
 SETTINGS_DECLARATIONS = ("agents_protocol/core/conf.py", "agents_protocol/contrib/oscar/conf.py")
-EXTERNAL = {  # names of other programs the pages mention, which no file here declares
-    "django_ratelimit", "rest_framework", "mcp_types", "structured_content", "call_tool", "list_tools",
-    "streamable_http_client", "not_a_server_error", "status_code_conformance", "content_type_conformance",
-    "response_schema_conformance", "validate_spec", "large_client_header_buffers", "max_connections",
-    "access_log", "limit_req", "pg_advisory_xact_lock", "worker_class", "forwarded_allow_ips",
-    "readOnlyHint", "SESSION_COOKIE_AGE", "FORWARDED_ALLOW_IPS", "OSCAR_MAX_BASKET_QUANTITY_THRESHOLD",
-    "OSCAR_ALLOW_ANON_CHECKOUT", "OSCAR_DASHBOARD_NAVIGATION", "RATELIMIT_USE_CACHE", "RATELIMIT_ENABLE",
-}
+EXTERNAL = {"max_connections"}  # PostgreSQL's, which no file here names
 
 
 def text_of(page):
@@ -149,11 +143,13 @@ def missing_setting_keys(text):
 
 
 def missing_identifiers(text):
-    """UPPER_CASE settings and variables, snake_case names: each is a word of the project's files."""
+    """UPPER_CASE settings and variables, snake_case names: each is a word of the project's files, or a
+    setting of Django or Oscar."""
     known = source_words(*TREE_ROOTS, "Dockerfile", "pyproject.toml", "requirements", "noxfile.py", "Makefile")
     names = {span for span in spans(text) if UPPER.match(span) or SNAKE.match(span)}
     return sorted(name for name in names
-                  if name not in known and name not in EXTERNAL and not hasattr(global_settings, name))
+                  if name not in known | EXTERNAL
+                  and not hasattr(global_settings, name) and not hasattr(oscar_settings, name))
 
 
 def missing_transports(text):
