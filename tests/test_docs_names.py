@@ -116,8 +116,10 @@ def missing_dotted_names(text):
 
 
 def missing_checks(text):
-    defined = set(CHECK_ID.findall((ROOT / "agents_protocol" / "checks.py").read_text()))
-    defined |= set(CHECK_ID.findall((ROOT / "agents_protocol" / "contrib" / "oscar" / "checks.py").read_text()))
+    """Check ids (`agents_protocol.W003`) that no module of the app names in a string."""
+    sources = ((ROOT / path).read_text() for path in tree()
+               if path.startswith("agents_protocol/") and path.endswith(".py"))
+    defined = {check for source in sources for check in re.findall(r"[\"']" + CHECK_ID.pattern + r"[\"']", source)}
     return sorted(set(CHECK_ID.findall(text)) - defined)
 
 
