@@ -57,6 +57,10 @@ test-package: install-dev
 bench: install
 	PYTHON=$(BIN)/python bench/run $(BENCH_ARGS)
 
+.PHONY: docs
+docs: install-dev  # the docs site on http://127.0.0.1:8001 (mkdocs.yml; built with --strict in make test)
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+
 docs-screenshots: install-dev system-deps
 	$(BIN)/python scripts/admin_screenshots.py
 

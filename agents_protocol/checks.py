@@ -155,7 +155,7 @@ def setting_values_valid(app_configs, **kwargs):
 @register(Tags.caches)
 def rate_limit_cache_counts(app_configs, **kwargs):
     """django-ratelimit's E003 also refuses the local-memory cache, so single-process shops silence
-    it (docs/integration.md); a dummy cache, which counts nothing, must still be refused."""
+    it (docs/quickstart-django.md); a dummy cache, which counts nothing, must still be refused."""
     alias = getattr(settings, "RATELIMIT_USE_CACHE", "default")
     backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
     if backend != "django.core.cache.backends.dummy.DummyCache":
