@@ -12,6 +12,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
+# pytest-xdist processes of `make test` (--dist load keeps pytest-django's order in each: the
+# rolled-back tests before the ones that flush the tables).
+PYTEST_WORKERS ?= 2
 
 .PHONY: run test test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
 
@@ -49,7 +52,7 @@ serve: install
 run: demo serve
 
 test: install-dev system-deps test-package
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 test-package: install-dev
 	$(BIN)/nox

@@ -79,7 +79,8 @@ def test_a_secret_key_file_another_process_created_meanwhile_is_the_one_used(tmp
     assert [p.name for p in tmp_path.iterdir()] == ["secret_key"]
 
 
-@pytest.mark.parametrize("secret_key", [None, "django-insecure-" + secrets.token_urlsafe(50), "short-key"])
+@pytest.mark.parametrize("secret_key", [None, "django-insecure-" + secrets.token_urlsafe(50), "short-key"],
+                         ids=["missing", "django-insecure-prefix", "short-key"])  # one id in every xdist worker
 def test_production_refuses_a_missing_or_weak_secret_key(tmp_path, secret_key):
     env = production_env(tmp_path)
     env.pop("SECRET_KEY")
