@@ -201,3 +201,16 @@ def test_a_fabricated_name_of_each_kind_is_caught():
         "missing_identifiers": ["WARP_CORE_LIMIT", "warp_overload"],
         "missing_transports": ["smoke_signals"],
     }
+
+
+WORD_BUDGETS = {"docs/performance.md": 2_500, "docs/architecture.md": 1_500}
+DOCS_WORD_BUDGET = 20_000  # a newcomer reads the whole site in about 15 minutes
+
+
+def words(path):
+    return len(path.read_text().split())
+
+
+def test_the_docs_stay_within_their_word_budgets():
+    assert sum(words(page) for page in (ROOT / "docs").glob("*.md")) <= DOCS_WORD_BUDGET
+    assert {name: words(ROOT / name) for name in WORD_BUDGETS if words(ROOT / name) > WORD_BUDGETS[name]} == {}
