@@ -4,7 +4,7 @@ import ipaddress
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 
 TOKEN_HEADERS = ("HTTP_X_SESSION_TOKEN", "HTTP_X_AGENT_SESSION")
 
@@ -29,7 +29,7 @@ def client_address(request):
     short to have passed all n proxies, or not holding an address there, is ignored.
     """
     remote = request.META.get("REMOTE_ADDR") or "0.0.0.0"
-    trusted = get_setting("TRUSTED_PROXY_COUNT")
+    trusted = app_settings.TRUSTED_PROXY_COUNT
     if not trusted:
         return remote
     hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from agents_protocol.audit.chain import close_and_seal
 from agents_protocol.core import sandbox
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import AgentSession
 from agents_protocol.core.networks import address_network
@@ -96,7 +96,7 @@ def _serialize_creates_of(network):
 
 def _end_the_longest_idle(live, max_sessions, now):
     """End the live session idle longest if it has been idle SESSION_IDLE_SECONDS; else refuse with 429."""
-    idle_seconds = get_setting("SESSION_IDLE_SECONDS")
+    idle_seconds = app_settings.SESSION_IDLE_SECONDS
     by_idleness = live.annotate(idle_since=Coalesce("last_call_at", "created_at")).order_by("idle_since", "pk")
     longest_idle = by_idleness.first()
     if longest_idle.idle_since <= now - timedelta(seconds=idle_seconds):
