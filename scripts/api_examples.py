@@ -82,7 +82,8 @@ regenerates the page; tokens, ids and times differ on each run).
   (an 8190-byte request line, 256 header fields of up to 16384 bytes each); a request past
   those, or one it cannot read as HTTP/1.1, gunicorn answers itself, in the envelope too (414
   `uri_too_long`, 431 `headers_too_large`, else `invalid_request` with the status HTTP gives:
-  400, 501 for a transfer coding it does not know), and closes the connection.
+  400, 501 for a transfer coding it does not know, 408 for a body that stops arriving for 10
+  seconds), and closes the connection.
 - Rate limit: `requests_per_minute` per session, else per client address, in fixed 60-second
   windows. Every counted answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
   `X-RateLimit-Reset`, the Unix time (in seconds) at which the window resets. Past the limit:
