@@ -9,13 +9,13 @@ READ_TIMEOUT_SECONDS per read while the body is read:
 
 - a body of up to MAX_BUFFERED_BYTES (every agent call: MAX_BODY_BYTES is 64 KiB) is read
   whole before the application runs; one that stalls is answered 408 `invalid_request` in the
-  envelope, and the connection closed;
+  envelope (the sync worker closes every connection after its answer);
 - a larger one (an upload to a page) is read by the application as it goes, under the same
   timeout: a stall is then the application's error for a body it could not read
   (Django's UnreadablePostError), within seconds too.
 
 The timeout is per read, as nginx's `client_body_timeout`: a client that keeps sending, however
-slowly, is bounded by gunicorn's `timeout`. Reading the answer back is left as it was.
+slowly, is bounded by gunicorn's `timeout`. Writing the answer has no timeout, as before.
 """
 import io
 
