@@ -15,7 +15,7 @@ from django.urls import path
 
 from agents_protocol.activity import recorder, report
 from agents_protocol.activity.charts import charts_of, round_ms
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.config import current_config
 
 PERIODS = {"today": 1, "7d": 7, "30d": 30}
@@ -175,7 +175,7 @@ class AgentActivityAdmin(admin.ModelAdmin):
             "activity": activity,
             "sections": sections_of(activity),
             "query": request.GET.urlencode(),
-            "flush_seconds": get_setting("ACTIVITY_FLUSH_SECONDS"),
+            "flush_seconds": app_settings.ACTIVITY_FLUSH_SECONDS,
         }
         return TemplateResponse(request, "admin/agents_protocol/activity.html", context)
 

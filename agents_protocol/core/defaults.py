@@ -14,7 +14,7 @@ CART_MAX_QUANTITY, which the cart service still enforces (answering quantity_abo
 """
 import copy
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 
 API = "/.well-known/agents/api"
 
@@ -125,5 +125,5 @@ DEFAULT_CONFIG = {
 def default_config():
     """A fresh copy of DEFAULT_CONFIG with the project's AGENTS_PROTOCOL["DEFAULT_SITE"] applied."""
     data = copy.deepcopy(DEFAULT_CONFIG)
-    data["site"].update(get_setting("DEFAULT_SITE"))
+    data["site"].update(app_settings.DEFAULT_SITE)
     return data

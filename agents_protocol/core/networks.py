@@ -3,7 +3,7 @@ max_sessions."""
 import ipaddress
 from functools import lru_cache
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 
 
 # IPv6 prefixes that carry an IPv4 client's address in their last 32 bits: NAT64's well-known one.
@@ -37,7 +37,7 @@ def client_address(request):
     short to have passed all n proxies, or not holding an address there, is ignored.
     """
     remote = request.META.get("REMOTE_ADDR") or "0.0.0.0"
-    trusted = get_setting("TRUSTED_PROXY_COUNT")
+    trusted = app_settings.TRUSTED_PROXY_COUNT
     if not trusted:
         return remote
     hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]

@@ -18,7 +18,7 @@ from django.core.signals import setting_changed
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError, not_implemented
 from agents_protocol.core.models import AgentSession
 
@@ -177,7 +177,7 @@ class ProviderNotConfigured(Exception):
 
 @lru_cache(maxsize=1)
 def get_provider() -> ShopProvider:
-    path = get_setting("PROVIDER")
+    path = app_settings.PROVIDER
     if not path:
         raise ProviderNotConfigured('Set AGENTS_PROTOCOL["PROVIDER"] to the dotted path of your provider class.')
     return import_string(path)()

@@ -3,7 +3,7 @@
 Inputs come from the configured parameter descriptors, with every rule the API enforces
 (bounds, lengths, format) as the JSON Schema keywords core/schema.py compiles them to.
 Outputs are what the protocol promises for the built-in capabilities (see core/handlers.py
-and DESIGN.md); a shop's items carry more fields than these schemas require, which they allow. A capability
+and docs/api.md); a shop's items carry more fields than these schemas require, which they allow. A capability
 with a shop's own handler returns whatever that handler returns.
 """
 from agents_protocol.core.schema import param_json_schema

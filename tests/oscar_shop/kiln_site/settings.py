@@ -2,7 +2,7 @@
 ("Building your own shop": Oscar's defaults, its apps, context processors and middleware,
 Haystack's simple backend, ATOMIC_REQUESTS), with the partner app forked for its own pricing
 strategy (UK VAT). The lines marked "agents_protocol" are all the app asks for
-(docs/integration.md, "The Oscar path").
+(docs/quickstart-oscar.md).
 
 Without POSTGRES_PORT it runs on SQLite; with POSTGRES_HOST/POSTGRES_PORT (noxfile.py starts
 the server) on PostgreSQL.
@@ -119,7 +119,7 @@ HAYSTACK_CONNECTIONS = {"default": {"ENGINE": "haystack.backends.simple_backend.
 
 
 def database():
-    """SQLite tuned for concurrent writers (docs/integration.md, "The Oscar path"), or PostgreSQL."""
+    """SQLite tuned for concurrent writers (docs/quickstart-oscar.md), or PostgreSQL."""
     if os.environ.get("POSTGRES_PORT"):
         return {
             "ENGINE": "django.db.backends.postgresql",

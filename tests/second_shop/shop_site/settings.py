@@ -2,7 +2,7 @@
 
 Its own app `store` predates the agents: items with a SKU, a title and a price in cents,
 baskets, pending orders. The lines marked "agents_protocol" are all the app asks for
-(docs/integration.md).
+(docs/quickstart-django.md).
 """
 import os
 from pathlib import Path
@@ -60,7 +60,7 @@ TEMPLATES = [
 ]
 
 # WAL, immediate transactions and a busy timeout, so parallel agent calls wait for SQLite's write
-# lock instead of failing (docs/integration.md#sqlite; check agents_protocol.W003 names what is missing).
+# lock instead of failing (docs/quickstart-django.md, step 2; check agents_protocol.W003 names what is missing).
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
