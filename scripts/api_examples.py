@@ -141,12 +141,9 @@ asserts each entry below.
   with the session's token as `Authorization: Bearer` (both branches put the token in the path,
   where logs keep it).
 - **Audit artifact format.** `agents-protocol-audit/1` ([audit.md](audit.md)): agents-protocol's
-  event fields plus `seq`, `path` and `event_hash`, one event per call from `session.create` to
-  `session.end`, not review-repo's RER envelope. The agent's name and the session's id are in
-  the first event's params, so the signature covers them.
+  event fields plus `seq`, `path` and `event_hash`, not review-repo's RER envelope.
 - **Stale token without a session.** An expired, ended or unknown token sent to a capability
-  that needs no session is answered as a call without one: a stale token does not stop an agent
-  from reading the catalog.
+  that needs no session is answered as a call without one.
 - **CORS.** A preflight answers `204` naming the methods of the path asked about and every
   header the API reads, not a fixed list.
 - **cart.add name and price.** Accepted and ignored: a line costs the shop's price.

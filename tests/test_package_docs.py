@@ -145,10 +145,10 @@ def test_every_agents_config_command_in_the_guide_is_one_the_command_takes():
 
 
 def test_the_database_errors_the_guide_says_are_503_and_500_are():
-    sentence = re.search(r"A lost or locked database.*?no traceback\.", section(GUIDE, "Error codes a provider raises"),
-                         flags=re.DOTALL).group(0)
+    sentence = re.search(r"A lost, locked or unreadable database.*?no traceback\.",
+                         section(GUIDE, "Error codes a provider raises"), flags=re.DOTALL).group(0)
     said_503, said_500 = sentence.split("is answered 503")
     said = {name: status for text, status in ((said_503, 503), (said_500, 500))
             for name in re.findall(r"`(\w+Error)`", text) if hasattr(django.db, name)}
-    assert len(said) == 4
+    assert len(said) == 5
     assert {name: refusal_for(getattr(django.db, name)()).status for name in said} == said
