@@ -1,9 +1,8 @@
-"""Sessions over real HTTP: create, end, hard TTL, hashed tokens, the three auth headers, limits, 401s."""
+"""Sessions in process: create, end, hard TTL, hashed tokens, the three auth headers, limits, 401s."""
 import hashlib
 from datetime import datetime, timedelta
 
 import pytest
-import requests
 from django.utils import timezone
 
 from agents_protocol.models import (
@@ -28,8 +27,8 @@ SESSION_CAPABILITIES = ["cart.add", "cart.view", "cart.update", "cart.remove", "
 
 
 @pytest.fixture
-def agent(live_server):
-    return AgentClient(live_server.url)
+def agent(site_client):
+    return AgentClient(django_client=site_client)
 
 
 def parse_time(text):
@@ -92,14 +91,14 @@ def test_the_raw_token_is_stored_nowhere_only_its_sha256(agent):
 @pytest.mark.parametrize("header", ["Authorization", "X-Session-Token", "X-Agent-Session"])
 def test_each_of_the_three_auth_headers_opens_the_session(agent, header):
     token = agent.start_session()["session_token"]
-    response = requests.get(agent.base_url + CART_VIEW, headers=auth_headers(token, header), timeout=10)
+    response = agent.http.get(agent.base_url + CART_VIEW, headers=auth_headers(token, header), timeout=10)
     assert ok_data(response)["items"] == []
 
 
 @pytest.mark.parametrize("scheme", ["bearer", "BEARER", "bEaReR"])
 def test_the_authorization_scheme_is_case_insensitive(agent, scheme):
     token = agent.start_session()["session_token"]
-    response = requests.get(agent.base_url + CART_VIEW, headers={"Authorization": f"{scheme} {token}"}, timeout=10)
+    response = agent.http.get(agent.base_url + CART_VIEW, headers={"Authorization": f"{scheme} {token}"}, timeout=10)
     assert ok_data(response)["items"] == []
 
 
@@ -165,7 +164,7 @@ def test_every_session_capability_without_a_token_is_401_session_required(agent,
 @pytest.mark.parametrize("header", ["Authorization", "X-Session-Token", "X-Agent-Session"])
 @pytest.mark.parametrize("garbage", ["not-a-token", "x" * 4096, "\xff\xfe-latin-1-token", "' OR 1=1 --"])
 def test_garbage_tokens_in_any_header_are_401_session_invalid(agent, header, garbage):
-    response = requests.get(agent.base_url + CART_VIEW, headers=auth_headers(garbage, header), timeout=10)
+    response = agent.http.get(agent.base_url + CART_VIEW, headers=auth_headers(garbage, header), timeout=10)
     assert "Create a new session" in assert_error(response, 401, "session_invalid")["error"]
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
 
@@ -179,10 +178,10 @@ def test_the_public_session_id_is_not_a_token(agent):
 def test_an_authorization_header_that_is_not_bearer_and_a_token_says_so(agent, value):
     token = agent.start_session()["session_token"]
     headers = {"Authorization": value.format(token=token)}
-    refused = requests.get(agent.base_url + CART_VIEW, headers=headers, timeout=10)
+    refused = agent.http.get(agent.base_url + CART_VIEW, headers=headers, timeout=10)
     body = assert_error(refused, 401, "session_invalid")
     assert body["error"].startswith("The Authorization header must be the word Bearer, a space and the session token.")
-    searched = requests.get(agent.base_url + f"{API}/search", params={"q": "mug"}, headers=headers, timeout=10)
+    searched = agent.http.get(agent.base_url + f"{API}/search", params={"q": "mug"}, headers=headers, timeout=10)
     assert searched.status_code == 200  # a capability that needs no session still answers, as for a bad token
 
 

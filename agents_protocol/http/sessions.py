@@ -11,10 +11,12 @@ import secrets
 from datetime import timedelta
 
 from django.db import connection, transaction
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents_protocol.audit.chain import close_and_seal
 from agents_protocol.core import sandbox
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import AgentSession
 from agents_protocol.core.networks import address_network
@@ -22,6 +24,7 @@ from agents_protocol.core.reserved import INSPECTOR_PATH
 from agents_protocol.core.sql import ModelRows
 
 SESSION_ROWS = ModelRows(AgentSession)
+TOUCH_EVERY = timedelta(seconds=60)
 # Every call with a token runs this (sql.py says why it is not an ORM query).
 SESSION_BY_TOKEN_HASH = f"SELECT {SESSION_ROWS.columns} FROM agents_protocol_agentsession t WHERE t.token_hash = %s"
 
@@ -33,9 +36,10 @@ def hash_token(raw_token):
 def create_session(client_address, ttl_seconds, max_sessions, audited=False, **agent):
     """A new session and its raw token (shown once, stored only as a hash).
 
-    Refuses with 429 once the address (an IPv6 one: its /64, as the rate limit counts it) holds
-    `max_sessions` live sessions; Retry-After
-    says when the oldest of them expires. The sandbox may shorten `ttl_seconds` (core/sandbox.py).
+    Once the address (an IPv6 one: its /64, as the rate limit counts it) holds `max_sessions` live
+    sessions, the one idle longest ends to make room, if it has made no call for
+    SESSION_IDLE_SECONDS; else 429, with Retry-After saying when one will have idled that long or
+    expired. The sandbox may shorten `ttl_seconds` (core/sandbox.py).
     """
     ttl_seconds = sandbox.session_ttl(agent.get("agent_name", ""), ttl_seconds)
     now = timezone.now()
@@ -44,7 +48,7 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
         _serialize_creates_of(network)
         live = AgentSession.objects.filter(client_network=network, ended_at__isnull=True, expires_at__gt=now)
         if live.count() >= max_sessions:
-            raise _too_many_sessions(live, max_sessions, now)
+            _end_the_longest_idle(live, max_sessions, now)
         raw_token, inspect_secret = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         session = AgentSession.objects.create(
             public_id=f"ses_{secrets.token_urlsafe(12)}",
@@ -53,6 +57,7 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
             client_address=client_address,
             client_network=network,
             created_at=now,
+            last_call_at=now,
             expires_at=now + timedelta(seconds=ttl_seconds),
             audited=audited,
             **agent,
@@ -89,15 +94,31 @@ def _serialize_creates_of(network):
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
 
 
-def _too_many_sessions(live, max_sessions, now):
+def _end_the_longest_idle(live, max_sessions, now):
+    """End the live session idle longest if it has been idle SESSION_IDLE_SECONDS; else refuse with 429."""
+    idle_seconds = app_settings.SESSION_IDLE_SECONDS
+    by_idleness = live.annotate(idle_since=Coalesce("last_call_at", "created_at")).order_by("idle_since", "pk")
+    longest_idle = by_idleness.first()
+    if longest_idle.idle_since <= now - timedelta(seconds=idle_seconds):
+        end_session(longest_idle, "idle", ended_at=now)
+        return
     first_expiry = live.order_by("expires_at").values_list("expires_at", flat=True).first()
-    retry_after = max(1, math.ceil((first_expiry - now).total_seconds()))
-    return CapabilityError(
+    first_free = min(first_expiry, longest_idle.idle_since + timedelta(seconds=idle_seconds))
+    retry_after = max(1, math.ceil((first_free - now).total_seconds()))
+    raise CapabilityError(
         429, "too_many_sessions",
         f"This address already has {max_sessions} live session{'s' if max_sessions != 1 else ''}, the most it may "
-        f"have; end one with DELETE on the session endpoint or retry in {retry_after} seconds, when one expires.",
+        f"have, and none has been idle for {idle_seconds} seconds; end one with DELETE on the session endpoint, "
+        f"or retry in {retry_after} seconds, when one will have been idle that long or expire.",
         headers={"Retry-After": str(retry_after)},
     )
+
+
+def _touch(session, now):
+    """Note that the session made a call (to the minute: one write a minute at most)."""
+    if session.last_call_at is None or now - session.last_call_at >= TOUCH_EVERY:
+        AgentSession.objects.filter(pk=session.pk).update(last_call_at=now)
+        session.last_call_at = now
 
 
 def how_to_authenticate(create_endpoint):
@@ -118,11 +139,13 @@ def authenticate(raw_token, create_endpoint):
     session = SESSION_ROWS.first(SESSION_BY_TOKEN_HASH, [hash_token(raw_token)])
     if session is None:
         raise _unauthorized("session_invalid", f"The session token is not valid. {how_to}")
-    if session.ended_at is None and session.expires_at <= timezone.now():
+    now = timezone.now()
+    if session.ended_at is None and session.expires_at <= now:
         end_session(session, "expired", ended_at=session.expires_at)
     if session.ended_at is not None:
         code = "session_expired" if session.end_reason == "expired" else "session_ended"
         raise _unauthorized(code, f"This session has {'expired' if code == 'session_expired' else 'ended'}. {how_to}")
+    _touch(session, now)
     return session
 
 

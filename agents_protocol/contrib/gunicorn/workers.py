@@ -16,13 +16,15 @@ and writes the access log line.
 
 gunicorn writes these answers through one function, `gunicorn.util.write_error`; each worker
 process of these classes replaces it with `write_envelope` when it starts. It also installs
-speedups.py's cheaper Date header and forwarding check.
+speedups.py's cheaper Date header and forwarding check, and wraps the application in
+bodies.py's BodyReadTimeout: a body that stops arriving is 408 in the envelope within seconds.
 """
 from http import HTTPStatus
 
 from gunicorn import util
 from gunicorn.workers import gthread, sync
 
+from agents_protocol.contrib.gunicorn.bodies import BodiesReadUnderTimeout
 from agents_protocol.contrib.gunicorn.speedups import CheaperRequests
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError, envelope_of
@@ -39,11 +41,11 @@ class EnvelopeRefusals:
         super().init_process()
 
 
-class SyncWorker(EnvelopeRefusals, CheaperRequests, sync.SyncWorker):
+class SyncWorker(EnvelopeRefusals, BodiesReadUnderTimeout, CheaperRequests, sync.SyncWorker):
     """gunicorn's sync worker (one request at a time per process)."""
 
 
-class ThreadWorker(EnvelopeRefusals, CheaperRequests, gthread.ThreadWorker):
+class ThreadWorker(EnvelopeRefusals, BodiesReadUnderTimeout, CheaperRequests, gthread.ThreadWorker):
     """gunicorn's gthread worker (`threads` requests at a time per process, keep-alive)."""
 
 
