@@ -26,7 +26,7 @@ class StaleLineTests(ShopTestCase):
         self.assertEqual(agent.call("cart.update", item_id="BOWL-TEN", quantity=1).data()["quantity"], 1)
         agent.call("cart.update", item_id="BOWL-TEN", quantity=2).error(400, "insufficient_stock")
         agent.call("cart.remove", item_id="BOWL-TEN").data()
-        self.assertEqual([line["id"] for line in agent.call("cart.view").data()["items"]], ["MUG-CEL-S"])
+        self.assertEqual([line["item_id"] for line in agent.call("cart.view").data()["items"]], ["MUG-CEL-S"])
         self.assertNotIn("notices", agent.call("checkout").data())
 
     def test_a_deleted_product_is_named_at_checkout_with_the_new_total(self):

@@ -31,7 +31,7 @@ class StaleLineTests(LiveServerTestCase):
         self.assertEqual(refused["error"], "Mixing bowl (BW-2) is no longer for sale; cart.remove it before checking out.")
         self.assertEqual(self.agent.call("cart.update", item_id="BW-2", quantity=1).data()["quantity"], 1)
         self.agent.call("cart.remove", item_id="BW-2").data()
-        self.assertEqual([line["id"] for line in self.agent.call("cart.view").data()["items"]], ["KN-8"])
+        self.assertEqual([line["item_id"] for line in self.agent.call("cart.view").data()["items"]], ["KN-8"])
         self.assertIn("checkout_url", self.agent.call("checkout").data())
 
     def test_a_deleted_item_is_named_at_checkout_with_the_new_subtotal(self):
