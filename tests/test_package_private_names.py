@@ -181,15 +181,19 @@ def offences_of(source, tmp_path):
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("from gunicorn.http.message import _ip_in_allow_list", "imports the private name gunicorn.http.message._ip_in_allow_list"),
+    ("from gunicorn.http.message import _ip_in_allow_list",
+     "imports the private name gunicorn.http.message._ip_in_allow_list"),
     ("import django.utils._os", "imports the private module django.utils._os"),
     ("from django.utils._os import safe_join", "imports from the private module django.utils._os"),
     ("import sys\nframe = sys._getframe()", "reads the private attribute sys._getframe"),
     ("def f(request):\n    return request._request", "reads the private attribute request._request"),
-    ("def f(connection):\n    return connection.ops.get_db_converters", "uses Django's undocumented connection.ops.get_db_converters"),
+    ("def f(connection):\n    return connection.ops.get_db_converters",
+     "uses Django's undocumented connection.ops.get_db_converters"),
     ("def f(request):\n    return getattr(request, '_user', None)", "getattr() of the private attribute '_user'"),
-    ("def f(request):\n    return '_user' in request.__dict__", "looks for the private attribute '_user' in a __dict__"),
-    ("from gunicorn import util\nutil.write_error = print", "replaces util.write_error of an imported module or object"),
+    ("def f(request):\n    return '_user' in request.__dict__",
+     "looks for the private attribute '_user' in a __dict__"),
+    ("from gunicorn import util\nutil.write_error = print",
+     "replaces util.write_error of an imported module or object"),
     ("from gunicorn.http import message\nsetattr(message, 'check', print)",
      "setattr() on the imported message"),
     ("from rest_framework.request import Request\nRequest.method = property(len)",
