@@ -238,3 +238,11 @@ def test_the_session_of_a_token_loads_as_the_orm_loads_it():
         getattr(expected, field.attname) for field in AgentSession._meta.concrete_fields]
     assert timezone.is_aware(loaded.expires_at) and timezone.is_aware(loaded.ended_at)
     assert session_by_token_hash(hash_token("no such token")) is None
+
+
+@pytest.mark.django_db
+def test_a_database_time_zone_is_the_zone_its_datetimes_load_in(settings):
+    made = make_agent_session()
+    settings.DATABASES = {**settings.DATABASES, "default": {**settings.DATABASES["default"], "TIME_ZONE": "Asia/Tokyo"}}
+    loaded = session_by_token_hash(hash_token(made.raw_token))
+    assert loaded.expires_at.utcoffset() == timedelta(hours=9)

@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import math
 import secrets
+import zoneinfo
 from datetime import UTC, timedelta
 
 from django.conf import settings
@@ -144,10 +145,11 @@ def session_by_token_hash(token_hash):
 
 
 def aware(value):
-    """A datetime as the ORM loads it: with USE_TZ, Django keeps datetimes in UTC, and a database
-    without time zones (SQLite) gives them back naive."""
+    """A datetime as the ORM loads it: with USE_TZ, a database without time zones (SQLite) gives
+    it back naive, in the database's TIME_ZONE setting (UTC without one), as Django documents."""
     if value is not None and settings.USE_TZ and timezone.is_naive(value):
-        return timezone.make_aware(value, UTC)
+        zone = settings.DATABASES[connection.alias].get("TIME_ZONE")
+        return timezone.make_aware(value, zoneinfo.ZoneInfo(zone) if zone else UTC)
     return value
 
 
