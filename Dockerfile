@@ -1,7 +1,7 @@
 # Production image: gunicorn (deploy/gunicorn.conf.py) as a non-root user, static files
 # collected at build time and served by WhiteNoise, /healthz/live for the health check (a load
 # balancer probes /healthz, which also checks the database and the cache).
-# Configure it with the environment (README, "Environment"); see docs/deploy.md.
+# Configure it with the environment (docs/deploy.md, "Environment").
 #   docker build -t acme-ceramics .
 #   docker run -p 127.0.0.1:8000:8000 -e SECRET_KEY=… -e ALLOWED_HOSTS=shop.example -v acme-data:/data acme-ceramics
 # (published to the host's proxy only: with TRUSTED_PROXY_COUNT set, a client reaching gunicorn

@@ -12,6 +12,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
+# pytest-xdist processes of `make test` (--dist load keeps pytest-django's order in each: the
+# rolled-back tests before the ones that flush the tables).
+PYTEST_WORKERS ?= 2
 
 .PHONY: run test test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
 
@@ -49,13 +52,17 @@ serve: install
 run: demo serve
 
 test: install-dev system-deps test-package
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 test-package: install-dev
 	$(BIN)/nox
 
 bench: install
 	PYTHON=$(BIN)/python bench/run $(BENCH_ARGS)
+
+.PHONY: docs
+docs: install-dev  # the docs site on http://127.0.0.1:8001 (mkdocs.yml; built with --strict in make test)
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 docs-screenshots: install-dev system-deps
 	$(BIN)/python scripts/admin_screenshots.py

@@ -4,15 +4,16 @@ Both pages are standalone templates that need no database, so they render during
 """
 import sys
 
-from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 from django.template.loader import render_to_string
+
+from agents_protocol.core.errors import is_database_outage
 
 RETRY_AFTER_SECONDS = 5
 
 
 def server_error(request):
-    if isinstance(sys.exception(), (OperationalError, InterfaceError)):
+    if is_database_outage(sys.exception()):
         response = HttpResponse(render_to_string("503.html"), status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response

@@ -1,4 +1,4 @@
-"""`/healthz` for load balancers: can this instance reach its database and its cache? And
+"""`/healthz` for load balancers: can this instance use its database and its cache? And
 `/healthz/live` for container health checks: is the process serving at all?
 
 The two differ when a shared dependency fails: every instance then answers `/healthz` 503 (the
@@ -10,18 +10,30 @@ restart mends.
 `"ok": false` and the failing check named, e.g. `"database": "failed: OperationalError"` (the
 details go to the log, not to the prober). `instance` is settings.INSTANCE_NAME (the
 environment's INSTANCE_NAME, else the host name: a container's id), so a probe through a load
-balancer can tell which instance answered. A middleware placed first in MIDDLEWARE (inside only the one
-that adds the agents.json Link header, which reads nothing) answers it, before host
-validation, the HTTPS redirect and the agent API's configuration read: a probe from the load
-balancer's own address gets the truth even while the database is down.
+balancer can tell which instance answered.
+
+The database check is what serving needs, not only a connection: every migration this code
+ships is recorded as applied, and a row written to a table of the check's own (acme.WriteProbe)
+is rolled back. An unmigrated, read-only or deleted database still answers `SELECT 1` (a deleted
+SQLite file is opened anew, without tables: acme/embedded/sqlite/base.py).
+
+A middleware placed first in MIDDLEWARE (inside only the one that adds the agents.json Link
+header, which reads nothing) answers it, before host validation, the HTTPS redirect and the
+agent API's configuration read: a probe from the load balancer's own address gets the truth
+even while the database is down.
 """
+import functools
 import logging
 import secrets
 
 from django.conf import settings
 from django.core.cache import caches
-from django.db import connection
+from django.db import transaction
+from django.db.migrations.loader import MigrationLoader
+from django.db.migrations.recorder import MigrationRecorder
 from django.http import JsonResponse
+
+from acme.models import WriteProbe
 
 PATH = "/healthz"
 LIVE_PATH = "/healthz/live"
@@ -29,10 +41,32 @@ LIVE_PATH = "/healthz/live"
 logger = logging.getLogger(__name__)
 
 
+class MigrationsNotApplied(Exception):
+    """The database lacks migrations this code ships: `manage.py migrate` has not run on it."""
+
+
 def check_database():
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        cursor.fetchone()
+    check_migrations()
+    check_writable()
+
+
+def check_migrations():
+    applied = set(MigrationRecorder.Migration.objects.values_list("app", "name"))
+    missing = shipped_migrations() - applied
+    if missing:
+        raise MigrationsNotApplied(f"{len(missing)} migrations not applied, e.g. {min(missing)}")
+
+
+@functools.cache
+def shipped_migrations():
+    """Every migration of the installed apps, read from disk once per process."""
+    return frozenset(MigrationLoader(None, ignore_no_migrations=True).graph.nodes)
+
+
+def check_writable():
+    with transaction.atomic():
+        WriteProbe.objects.create()
+        transaction.set_rollback(True)
 
 
 def check_cache():

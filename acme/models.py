@@ -18,3 +18,8 @@ class ContactMessage(models.Model):
 
     def __str__(self):
         return f"{self.name} <{self.email}>"
+
+
+class WriteProbe(models.Model):
+    """The health check's own table: /healthz writes a row here and rolls it back (acme/health.py),
+    so a database this instance cannot write fails the check."""

@@ -1,6 +1,6 @@
 """Settings for the Acme Ceramics site, driven by the environment.
 
-Every variable is documented in README.md ("Environment"). The defaults are the
+Every variable is documented in docs/deploy.md ("Environment"). The defaults are the
 embedded demo: SQLite in WAL mode under DATA_DIR, a diskcache cache in shared memory, DEBUG off, a
 per-checkout secret key generated into DATA_DIR on first use. DATABASE_URL and
 REDIS_URL move everything shared to PostgreSQL and Redis (docs/deploy.md).

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.http import HttpResponse
 from django.urls import include, path
 
+from acme import admin_login
 from acme.developers import developers
 
 FLOOR_BODY = b'{"ok": true}'
@@ -18,6 +19,7 @@ def bench_floor(request):
 
 urlpatterns = [
     path("", include("agents_protocol.urls")),
+    path("admin/login/", admin_login.login),  # before the admin's own: failed sign-ins are limited
     path("admin/", admin.site.urls),
     path("developers/", developers, name="developers"),
     path("", include("catalog.urls")),

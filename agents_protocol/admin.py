@@ -205,8 +205,8 @@ class EndReasonFilter(admin.SimpleListFilter):
 
     title = "end reason"
     parameter_name = "end_reason"
-    REASONS = [("deleted", "deleted"), ("expired", "expired"), ("rotated", "rotated (signing key)"),
-               ("live", "still live")]
+    REASONS = [("deleted", "deleted"), ("expired", "expired"), ("idle", "idle (its address needed room)"),
+               ("rotated", "rotated (signing key)"), ("live", "still live")]
 
     def lookups(self, request, model_admin):
         return self.REASONS

@@ -14,8 +14,9 @@
 | E010    | an endpoint lies outside /.well-known/ (saved before migration 0010)        |
 | E011    | SANDBOX is neither None nor a dict of its keys with whole numbers of at least 1 |
 | E012    | REVISION_SIGNAL cannot be imported, or its class has no read() and bump()   |
-| E013    | a setting of the wrong type: a whole number below its minimum or not a number (a string from the environment), DEFAULT_SITE not a dict of strings, a pipeline step that cannot be imported |
+| E013    | any other setting not of the kind core/conf.py declares: a whole number below its minimum or not a number (a string from the environment), DEFAULT_SITE not a dict of strings, a pipeline step that cannot be imported |
 | E014    | the rate-limit cache is Django's DummyCache, which counts nothing           |
+| E015    | the rate-limit cache is Django's local-memory cache, which each process counts apart, and SINGLE_PROCESS is not True |
 | W001    | an enabled capability has no handler (agents calling it get 501)            |
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
@@ -35,10 +36,8 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, router
 from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
 
-from agents_protocol.config_io import SITE_FIELDS
-from agents_protocol.core import sandbox
 from agents_protocol.core.capabilities import handler_for, registered_names
-from agents_protocol.core.conf import DEFAULTS, PIPELINE_STEPS, get_setting
+from agents_protocol.core.conf import AgentsProtocolSettings, app_settings
 from agents_protocol.core.models import (
     AgentSession,
     AuditConfig,
@@ -46,7 +45,7 @@ from agents_protocol.core.models import (
     FlowStep,
     SessionConfig,
 )
-from agents_protocol.core.provider import ShopProvider, base_methods, implements
+from agents_protocol.core.provider import base_methods, implements
 from agents_protocol.http.routing import API_PREFIX, WELL_KNOWN
 
 API_MIDDLEWARE = "agents_protocol.http.middleware.AgentsApiMiddleware"
@@ -118,19 +117,17 @@ def _parameters(function):
 
 @register()
 def provider_configured(app_configs, **kwargs):
-    path = get_setting("PROVIDER")
+    """Set, and usable as the app uses it; a path that names no provider class is E002's (core/conf.py)."""
+    path = app_settings.PROVIDER
     if not path:
         return [Error(
             'AGENTS_PROTOCOL["PROVIDER"] is not set.',
             hint="Point it at your subclass of agents_protocol.core.provider.ShopProvider.",
             id="agents_protocol.E001",
         )]
-    try:
-        provider_class = import_string(path)
-    except ImportError as error:
-        return [Error(f"Cannot import the provider {path!r}: {error}", id="agents_protocol.E002")]
-    if not (isinstance(provider_class, type) and issubclass(provider_class, ShopProvider)):
-        return [Error(f"The provider {path!r} is not a subclass of ShopProvider.", id="agents_protocol.E002")]
+    provider_class = _provider_class()
+    if provider_class is None:
+        return []
     return [
         Error(
             f"The provider {path} cannot be used as the app uses it: {problem}",
@@ -144,66 +141,22 @@ def provider_configured(app_configs, **kwargs):
 
 @register()
 def settings_known(app_configs, **kwargs):
-    overrides = getattr(settings, "AGENTS_PROTOCOL", {})
-    if not isinstance(overrides, dict):
-        return [Error(
-            f"AGENTS_PROTOCOL must be a dict, not {type(overrides).__name__}.",
-            id="agents_protocol.E004",
-        )]
-    return [
-        Error(
-            f"AGENTS_PROTOCOL has an unknown key {key!r}.",
-            hint=f"Known keys: {', '.join(DEFAULTS)} (see agents_protocol/core/conf.py).",
-            id="agents_protocol.E004",
-        )
-        for key in overrides
-        if key not in DEFAULTS
-    ]
-
-
-# The smallest value of each whole-number setting (agents_protocol/core/conf.py).
-WHOLE_NUMBER_SETTINGS = {
-    "DOCUMENT_MAX_AGE": 0, "MAX_BODY_BYTES": 1, "MAX_URL_BYTES": 1, "MAX_HEADER_BYTES": 1, "AUDIT_RETENTION_DAYS": 1,
-    "IDEMPOTENCY_LEASE_SECONDS": 1, "TRUSTED_PROXY_COUNT": 0, "ACTIVITY_BUFFER_SIZE": 0, "ACTIVITY_FLUSH_SECONDS": 0,
-    "ACTIVITY_RETENTION_DAYS": 1,
-}
+    """E004: AGENTS_PROTOCOL is a dict of the keys core/conf.py declares."""
+    return app_settings.key_errors()
 
 
 @register()
 def setting_values_valid(app_configs, **kwargs):
-    """Each setting of the right type: values read from the environment are strings, which
-    would otherwise fail only when a request or a migration uses them."""
-    return [
-        Error(f"AGENTS_PROTOCOL[{name!r}] {problem}.", id="agents_protocol.E013")
-        for name, problem in _setting_problems()
-    ]
-
-
-def _setting_problems():
-    for name, minimum in WHOLE_NUMBER_SETTINGS.items():
-        value = get_setting(name)
-        if type(value) is not int or value < minimum:
-            yield name, f"must be a whole number of at least {minimum}, not {value!r} (e.g. int(os.environ[...]))"
-    site = get_setting("DEFAULT_SITE")
-    if not (isinstance(site, dict) and all(key in SITE_FIELDS and isinstance(value, str) for key, value in site.items())):
-        yield "DEFAULT_SITE", f"must be a dict of strings with keys among {', '.join(SITE_FIELDS)}, not {site!r}"
-    for name in PIPELINE_STEPS:
-        value = get_setting(name)
-        paths = [value] if name == "EXCEPTION_HANDLER" else value
-        if isinstance(paths, str) or not isinstance(paths, (list, tuple)):
-            yield name, f"must be a list of dotted paths, not {value!r}"
-            continue
-        for path in paths:
-            try:
-                import_string(path)
-            except (ImportError, TypeError) as error:
-                yield name, f"names {path!r}, which cannot be imported: {error}"
+    """Each setting of the kind core/conf.py declares (E002 PROVIDER, E011 SANDBOX, E012 REVISION_SIGNAL,
+    E013 the others): values read from the environment are strings, which would otherwise fail only
+    when a request or a migration uses them."""
+    return app_settings.wrong_value_errors()
 
 
 @register(Tags.caches)
 def rate_limit_cache_counts(app_configs, **kwargs):
-    """django-ratelimit's E003 also refuses the local-memory cache, so single-process shops silence
-    it (docs/integration.md); a dummy cache, which counts nothing, must still be refused."""
+    """A dummy cache counts nothing: refused here too, as django-ratelimit's E003 does, whether or
+    not a site silences that one."""
     alias = getattr(settings, "RATELIMIT_USE_CACHE", "default")
     backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
     if backend != "django.core.cache.backends.dummy.DummyCache":
@@ -211,8 +164,26 @@ def rate_limit_cache_counts(app_configs, **kwargs):
     return [Error(
         f"The rate-limit cache {alias!r} is Django's DummyCache, which keeps no count: agents would never be "
         "rate limited, and every answer would claim a full X-RateLimit-Remaining.",
-        hint="Use Redis or Memcached (several processes), or the local-memory cache (one process).",
+        hint='Use diskcache\'s "diskcache.DjangoCache" (one host) or Redis (several).',
         id="agents_protocol.E014",
+    )]
+
+
+@register(Tags.caches)
+def rate_limit_cache_shared(app_configs, **kwargs):
+    """The local-memory cache counts in each process apart: under gunicorn -w 4 an agent gets four
+    times its limit, and nothing else says so."""
+    alias = getattr(settings, "RATELIMIT_USE_CACHE", "default")
+    backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
+    if backend != "django.core.cache.backends.locmem.LocMemCache" or app_settings.SINGLE_PROCESS is True:
+        return []
+    return [Error(
+        f"The rate-limit cache {alias!r} is Django's local-memory cache, which each process counts in apart: "
+        "with several worker processes every agent gets that many times its limit.",
+        hint='Count in a cache shared by the processes: diskcache\'s "diskcache.DjangoCache" on one host (its '
+        "increment is atomic across processes, no server to run), Redis on several. A site that runs one process "
+        'only (runserver, tests) sets AGENTS_PROTOCOL["SINGLE_PROCESS"] = True.',
+        id="agents_protocol.E015",
     )]
 
 
@@ -224,7 +195,7 @@ PROXY_SETTINGS = ("SECURE_PROXY_SSL_HEADER", "USE_X_FORWARDED_HOST", "USE_X_FORW
 def trusted_proxies_counted(app_configs, **kwargs):
     """Behind a proxy, REMOTE_ADDR is the proxy's address: with TRUSTED_PROXY_COUNT 0 every agent
     shares one max_sessions and one address rate limit (http/client.py client_address)."""
-    if get_setting("TRUSTED_PROXY_COUNT"):
+    if app_settings.TRUSTED_PROXY_COUNT:
         return []
     proxy_settings = [name for name in PROXY_SETTINGS if getattr(settings, name, None)]
     if not proxy_settings:
@@ -236,46 +207,6 @@ def trusted_proxies_counted(app_configs, **kwargs):
         hint="Set TRUSTED_PROXY_COUNT to the number of proxies that append to X-Forwarded-For in front of "
         "the site (1 for a single proxy).",
         id="agents_protocol.W004",
-    )]
-
-
-@register()
-def sandbox_valid(app_configs, **kwargs):
-    """SANDBOX (core/sandbox.py): None, or a dict of REQUESTS_PER_MINUTE and SESSION_TTL_SECONDS."""
-    sandbox_setting = get_setting("SANDBOX")
-    if sandbox_setting is None:
-        return []
-    if isinstance(sandbox_setting, dict) and all(
-        key in sandbox.DEFAULTS and type(value) is int and value >= 1 for key, value in sandbox_setting.items()
-    ):
-        return []
-    return [Error(
-        f"AGENTS_PROTOCOL['SANDBOX'] must be None or a dict of {' and '.join(sandbox.DEFAULTS)}, each a whole "
-        f"number of at least 1, not {sandbox_setting!r}.",
-        hint='For example {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10}; None turns the sandbox off.',
-        id="agents_protocol.E011",
-    )]
-
-
-@register()
-def revision_signal_importable(app_configs, **kwargs):
-    """REVISION_SIGNAL (core/config.py): None, or the dotted path of a class with read() and bump()."""
-    path = get_setting("REVISION_SIGNAL")
-    if path is None:
-        return []
-    try:
-        signal_class = import_string(path)
-    except ImportError as error:
-        problem = f"cannot be imported: {error}"
-    else:
-        if callable(getattr(signal_class, "read", None)) and callable(getattr(signal_class, "bump", None)):
-            return []
-        problem = "has no read() and bump() methods"
-    return [Error(
-        f"AGENTS_PROTOCOL['REVISION_SIGNAL'] {path!r} {problem}.",
-        hint="Leave it None (every request reads the revision row) unless every process that serves or edits "
-        "the configuration shares the signal.",
-        id="agents_protocol.E012",
     )]
 
 
@@ -399,14 +330,14 @@ def documents_routed(app_configs, **kwargs):
 
 @register()
 def signing_key_valid(app_configs, **kwargs):
-    seed = get_setting("SIGNING_KEY")
-    return _seed_errors(seed) if seed else []
+    seed = app_settings.SIGNING_KEY
+    return _seed_errors(seed) if isinstance(seed, str) and seed else []  # not a string: E013
 
 
 @register(Tags.database)
 def audit_signing_key(app_configs, databases=None, **kwargs):
     """Reads whether audit is on, so it runs only when the check is given a database."""
-    if get_setting("SIGNING_KEY") or get_setting("SIGNING_KEY_FILE") or not _reads(AuditConfig, databases):
+    if app_settings.SIGNING_KEY or app_settings.SIGNING_KEY_FILE or not _reads(AuditConfig, databases):
         return []
     if not _audit_enabled():
         return []
@@ -508,7 +439,7 @@ def every_enabled_capability_is_implemented(app_configs, databases=None, **kwarg
     return [
         Warning(
             f"The enabled capability {name!r} calls the provider's {method}(), which "
-            f"{get_setting('PROVIDER')} does not override; agents calling it get 501 not_implemented.",
+            f"{app_settings.PROVIDER} does not override; agents calling it get 501 not_implemented.",
             hint=f"Override {method} in your ShopProvider subclass, or {_how_to_disable(name, flows)}.",
             id="agents_protocol.W002",
         )
@@ -535,10 +466,10 @@ def _how_to_disable(name, flows):
 
 def _provider_class():
     """The configured provider class, or None when E001 or E002 already says why not."""
-    try:
-        return import_string(get_setting("PROVIDER") or "")
-    except ImportError:
+    path = app_settings.PROVIDER
+    if not path or AgentsProtocolSettings.PROVIDER.kind.problem(path):
         return None
+    return import_string(path)
 
 
 def _provider_method(capability):

@@ -122,7 +122,8 @@ def add_item(agent_session, item_id, quantity, *, in_same_transaction=None):
 
 
 def update_item(agent_session, item_id, quantity, *, in_same_transaction=None):
-    """Set an item's quantity; 0 removes the line and returns None. (`in_same_transaction`: see add_item.)"""
+    """Set an item's quantity; 0 removes the line and returns None. Lowering a line always works,
+    even when its product is no longer for sale. (`in_same_transaction`: see add_item.)"""
     _require_quantity(quantity, minimum=0)
     if quantity == 0:
         remove_item(agent_session, item_id, in_same_transaction=in_same_transaction)
@@ -131,9 +132,10 @@ def update_item(agent_session, item_id, quantity, *, in_same_transaction=None):
         product = _get_product(item_id)
         cart = _lock_open_cart(agent_session)
         line_query = CartLine.objects.filter(cart=cart, product=product)
-        if not line_query.exists():
+        in_cart = line_query.values_list("quantity", flat=True).first()
+        if in_cart is None:
             raise _not_in_cart_or_unknown(product, item_id)
-        if quantity > _quantity_limit(product):
+        if quantity > in_cart and quantity > _quantity_limit(product):
             raise _limit_error(product, in_cart=0)
         line_query.update(quantity=quantity)
         _call(in_same_transaction)

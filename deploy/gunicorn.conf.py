@@ -1,7 +1,7 @@
 """gunicorn settings for production: `gunicorn --config deploy/gunicorn.conf.py acme.wsgi`.
 
-The Docker image runs exactly this. Every value comes from the environment (README,
-"Environment"); see docs/deploy.md for sizing.
+The Docker image runs exactly this. Every value comes from the environment (docs/deploy.md,
+"Environment"), which also says how to size it.
 """
 import os
 

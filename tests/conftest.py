@@ -4,10 +4,12 @@ import shutil
 import pytest
 from django.conf import settings
 from django.core.cache import caches
+from django.test import Client
 
 from acme.embedded.cache_dir import SHARED_MEMORY, default_cache_dir
 from agents_protocol.activity.recorder import calls
 from agents_protocol.testing import install_default_config, reset_config_cache
+from tests.api_client import InProcessRequests
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -61,6 +63,18 @@ def no_calls_of_other_tests():
 def fresh_rate_limits():
     """Rate-limit counters live in the shared cache (RATELIMIT_USE_CACHE); each test starts with none."""
     caches[settings.RATELIMIT_USE_CACHE].clear()
+
+
+@pytest.fixture
+def site_client(db):
+    """Django's test client checking CSRF as a server does, inside the test's rolled-back transaction."""
+    return Client(enforce_csrf_checks=True)
+
+
+@pytest.fixture
+def http(site_client):
+    """`requests`' functions answered in process by `site_client` (tests/api_client.py, InProcessRequests)."""
+    return InProcessRequests(site_client)
 
 
 @pytest.fixture

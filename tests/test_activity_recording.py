@@ -1,13 +1,12 @@
 """Every call of the agent pipeline is counted in an AgentCall row for the activity page (a row
-of its own when written alone), over real HTTP: sessionless and refused calls too, nothing
-secret stored, written in batches by size, by age and when a gunicorn worker exits, and pruned
-after ACTIVITY_RETENTION_DAYS."""
+of its own when written alone), in process: sessionless and refused calls too, nothing secret
+stored, written in batches by size, by age and (over real HTTP) when a gunicorn worker exits, and
+pruned after ACTIVITY_RETENTION_DAYS."""
 import sqlite3
 import time
 from datetime import timedelta
 
 import pytest
-import requests
 from django.core.management import call_command
 from django.db import connection
 from django.db.models import Sum
@@ -15,11 +14,11 @@ from django.utils import timezone
 
 from agents_protocol.activity import recorder
 from agents_protocol.models import AgentCall, AgentSession
-from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, assert_error, ok_data
 from tests.factories import make_agent_session, make_product
 from tests.servers import start_site
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def activity_settings(settings, **values):
@@ -41,14 +40,14 @@ def rows():
         "capability", "session_pk", "agent_name", "agent_version", "status", "code"))
 
 
-def test_each_call_is_a_row_with_its_capability_session_agent_and_outcome(live_server, every_call_written):
+def test_each_call_is_a_row_with_its_capability_session_agent_and_outcome(site_client, every_call_written):
     make_product(public_id="speckled-mug", name="Speckled Mug", stock=3)
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     ok_data(agent.get(f"{API}/search", {"q": "mug"}))
     session = agent.start_session(agent_name="shopper", agent_version="1.2")
     agent.add_to_cart("speckled-mug", 1)
     assert_error(agent.post(f"{API}/cart/add", {"item_id": "speckled-mug", "quantity": "many"}), 400, "invalid_params")
-    assert_error(AgentClient(live_server.url).get(f"{API}/cart/view"), 401, "session_required")
+    assert_error(AgentClient(django_client=site_client).get(f"{API}/cart/view"), 401, "session_required")
     assert_error(agent.get(f"{API}/teleport"), 404, "not_found")
 
     pk = AgentSession.objects.get(public_id=session["session_id"]).pk
@@ -72,15 +71,15 @@ def test_each_call_is_a_row_with_its_capability_session_agent_and_outcome(live_s
         assert abs((timezone.now() - call.at).total_seconds()) < 60
 
 
-def test_refusals_of_the_json_rpc_layers_are_counted_with_their_code(live_server, every_call_written):
+def test_refusals_of_the_json_rpc_layers_are_counted_with_their_code(http, every_call_written):
     """A2A and MCP refuse some messages before a capability is found: those are counted as refusals
     with the protocol's code, not as answered calls (both answer them with HTTP 200 or 400)."""
     token = make_agent_session().raw_token
-    a2a = requests.post(f"{live_server.url}/.well-known/agents/a2a", timeout=10, headers={"A2A-Version": "1.0"},
-                        json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {}})
-    mcp = requests.post(f"{live_server.url}/mcp", timeout=10, json={"jsonrpc": "2.0", "id": 1, "method": "resources/list"},
-                        headers={"Accept": "application/json, text/event-stream", "Mcp-Session-Id": token,
-                                 "MCP-Protocol-Version": "2025-11-25"})
+    a2a = http.post(f"{IN_PROCESS_URL}/.well-known/agents/a2a", timeout=10, headers={"A2A-Version": "1.0"},
+                    json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {}})
+    mcp = http.post(f"{IN_PROCESS_URL}/mcp", timeout=10, json={"jsonrpc": "2.0", "id": 1, "method": "resources/list"},
+                    headers={"Accept": "application/json, text/event-stream", "Mcp-Session-Id": token,
+                             "MCP-Protocol-Version": "2025-11-25"})
     assert a2a.json()["error"]["code"] == -32001 and mcp.json()["error"]["code"] == -32601
 
     pk = AgentSession.objects.get().pk
@@ -90,8 +89,8 @@ def test_refusals_of_the_json_rpc_layers_are_counted_with_their_code(live_server
     ]
 
 
-def test_nothing_secret_is_kept(live_server, every_call_written):
-    agent = AgentClient(live_server.url)
+def test_nothing_secret_is_kept(site_client, every_call_written):
+    agent = AgentClient(django_client=site_client)
     session = agent.start_session(agent_name="writer")
     ok_data(agent.post(f"{API}/contact", {"name": "Ada Lovelace", "email": "ada@example.com",
                                           "message": "Do you ship teapots to Lisbon?"}))
@@ -101,17 +100,17 @@ def test_nothing_secret_is_kept(live_server, every_call_written):
     assert AgentCall.objects.filter(capability="contact", code="").count() == 1
 
 
-def test_calls_wait_until_the_buffer_is_full(live_server, settings):
+def test_calls_wait_until_the_buffer_is_full(site_client, settings):
     activity_settings(settings, ACTIVITY_BUFFER_SIZE=3, ACTIVITY_FLUSH_SECONDS=3600)
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     for expected in (0, 0, 3, 3, 3, 6):
         ok_data(agent.get(f"{API}/search", {"q": "mug"}))
         assert stored_calls() == expected
 
 
-def test_calls_older_than_the_flush_interval_are_written_at_the_next_call(live_server, settings):
+def test_calls_older_than_the_flush_interval_are_written_at_the_next_call(site_client, settings):
     activity_settings(settings, ACTIVITY_BUFFER_SIZE=1000, ACTIVITY_FLUSH_SECONDS=0.5)
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     ok_data(agent.get(f"{API}/search", {"q": "mug"}))
     assert stored_calls() == 0
     time.sleep(0.6)
@@ -119,17 +118,17 @@ def test_calls_older_than_the_flush_interval_are_written_at_the_next_call(live_s
     assert stored_calls() == 2
 
 
-def test_no_call_is_recorded_with_a_buffer_of_zero(live_server, settings):
+def test_no_call_is_recorded_with_a_buffer_of_zero(site_client, settings):
     activity_settings(settings, ACTIVITY_BUFFER_SIZE=0)
-    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    ok_data(AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"}))
     recorder.calls.flush()
     assert stored_calls() == 0
 
 
-def test_calls_made_against_a_database_no_longer_in_use_are_dropped_not_written(live_server, settings):
+def test_calls_made_against_a_database_no_longer_in_use_are_dropped_not_written(site_client, settings):
     """At exit after a test run Django is back on the real database: a test's calls must not land there."""
     activity_settings(settings, ACTIVITY_BUFFER_SIZE=1000, ACTIVITY_FLUSH_SECONDS=3600)
-    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    ok_data(AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"}))
     database = connection.settings_dict["NAME"]
     connection.settings_dict["NAME"] = "the-real-database.sqlite3"
     try:
@@ -137,12 +136,12 @@ def test_calls_made_against_a_database_no_longer_in_use_are_dropped_not_written(
     finally:
         connection.settings_dict["NAME"] = database
     assert stored_calls() == 0
-    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    ok_data(AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"}))
     recorder.calls.flush()
     assert stored_calls() == 1
 
 
-def test_calls_older_than_the_retention_are_deleted_when_a_worker_writes(live_server, settings):
+def test_calls_older_than_the_retention_are_deleted_when_a_worker_writes(site_client, settings):
     activity_settings(settings, ACTIVITY_BUFFER_SIZE=1, ACTIVITY_RETENTION_DAYS=30)
     today = timezone.localdate()
     for age in (31, 30):
@@ -150,16 +149,16 @@ def test_calls_older_than_the_retention_are_deleted_when_a_worker_writes(live_se
                                  capability="search", agent_name="", agent_version="", status=200, code="",
                                  duration_us=900, latency_bucket=78)
     recorder.calls.last_prune = None  # this process has not pruned yet
-    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    ok_data(AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"}))
     assert sorted((today - day).days for day in AgentCall.objects.values_list("day", flat=True)) == [0, 30]
 
 
-def test_a_shop_without_time_zones_records_calls_shows_the_page_and_prunes(live_server, settings, admin_client):
+def test_a_shop_without_time_zones_records_calls_shows_the_page_and_prunes(site_client, settings, admin_client):
     """USE_TZ = False (older shops): times are naive local times; nothing raises."""
     settings.USE_TZ = False
     activity_settings(settings, ACTIVITY_BUFFER_SIZE=1, ACTIVITY_RETENTION_DAYS=30)
     recorder.calls.last_prune = None
-    ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"}))
+    ok_data(AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"}))
     call = AgentCall.objects.get()
     assert call.at.tzinfo is None and call.day == timezone.now().date()
     assert abs((timezone.now() - call.at).total_seconds()) < 60

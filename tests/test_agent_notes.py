@@ -1,24 +1,24 @@
 """The site profile's notes for agents: edited in admin, published in llms.txt (the generic hook a
 shop uses to tell agents about its own test data; the demo's come from acme/agent_notes.py)."""
 import pytest
-import requests
 from django.core.exceptions import ValidationError
 
 from acme.agent_notes import AGENT_NOTES
 from agents_protocol.config_io import export_config, import_config
 from agents_protocol.models import SiteProfile
+from tests.api_client import IN_PROCESS_URL
 
 TIMEOUT = 10
 
 
-def llms_txt(base_url):
-    response = requests.get(f"{base_url}/llms.txt", timeout=TIMEOUT)
+def llms_txt(http):
+    response = http.get(f"{IN_PROCESS_URL}/llms.txt", timeout=TIMEOUT)
     assert response.status_code == 200
     return response.text
 
 
-def test_the_demo_publishes_its_scenarios_in_llms_txt(live_server):
-    text = llms_txt(live_server.url)
+def test_the_demo_publishes_its_scenarios_in_llms_txt(http):
+    text = llms_txt(http)
 
     assert SiteProfile.load().agent_notes == AGENT_NOTES  # filled by migration 0018 from DEFAULT_SITE
     assert AGENT_NOTES in text
@@ -28,16 +28,16 @@ def test_the_demo_publishes_its_scenarios_in_llms_txt(live_server):
     assert text.index("**Limits**") < text.index(AGENT_NOTES) < text.index("## Docs")
 
 
-def test_staff_edits_reach_llms_txt_at_once_and_blank_notes_publish_nothing(live_server):
+def test_staff_edits_reach_llms_txt_at_once_and_blank_notes_publish_nothing(http):
     profile = SiteProfile.load()
     profile.agent_notes = "**Test data**: the item `demo-1` is always sold out."
     profile.full_clean()
     profile.save()
-    assert "**Test data**: the item `demo-1` is always sold out." in llms_txt(live_server.url)
+    assert "**Test data**: the item `demo-1` is always sold out." in llms_txt(http)
 
     profile.agent_notes = "   "
     profile.save()
-    text = llms_txt(live_server.url)
+    text = llms_txt(http)
     assert "demo-1" not in text and "test-sold-out-mug" not in text
 
 

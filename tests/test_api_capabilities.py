@@ -1,25 +1,25 @@
-"""Each built-in capability over real HTTP: its answer shape, its rules and its refusals."""
+"""Each built-in capability in process (the API's real-HTTP path: tests/test_api_purchase_flow.py): its answer
+shape, its rules and its refusals."""
 from decimal import Decimal
 
 import pytest
-import requests
 
 from acme.models import ContactMessage
 from agents_protocol.core.config import bump_revision
 from agents_protocol.models import CapabilityParam
 from cart.models import Order
-from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, assert_error, ok_data
 from tests.factories import make_category, make_product
 
 
 @pytest.fixture
-def agent(live_server):
-    return AgentClient(live_server.url)
+def agent(site_client):
+    return AgentClient(django_client=site_client)
 
 
 @pytest.fixture
-def shopper(live_server):
-    client = AgentClient(live_server.url)
+def shopper(site_client):
+    client = AgentClient(django_client=site_client)
     client.start_session()
     return client
 
@@ -50,11 +50,11 @@ def test_search_pages_through_results(agent):
     assert (second["total"], second["page"], second["limit"]) == (3, 2, 2)
 
 
-def test_search_results_carry_server_prices_and_page_urls(agent, live_server):
+def test_search_results_carry_server_prices_and_page_urls(agent):
     mug = make_product(name="Speckled Mug", price=Decimal("36.00"))
     response = agent.get(f"{API}/search", {"q": "speckled"})
     result = ok_data(response)["results"][0]
-    assert result["url"] == f"{live_server.url}{mug.get_absolute_url()}"
+    assert result["url"] == f"{IN_PROCESS_URL}{mug.get_absolute_url()}"
     assert result["currency"] == "USD"
     assert '"price":36.00' in response.text
 
@@ -125,7 +125,7 @@ def test_browse_an_unknown_sort_is_400(agent):
 
 
 def test_a_page_below_one_let_through_by_an_old_configuration_is_400_and_the_documents_still_serve(agent, shelf,
-                                                                                                      live_server):
+                                                                                                   http):
     # Saved before admin required a minimum of 1 (queryset updates skip clean()).
     CapabilityParam.objects.filter(capability__name__in=["browse", "search"], name="page").update(minimum=None,
                                                                                                   default=0)
@@ -134,20 +134,20 @@ def test_a_page_below_one_let_through_by_an_old_configuration_is_400_and_the_doc
     assert body["fields"] == {"page": "Must be an integer of at least 1."}
     assert_error(agent.get(f"{API}/search", {"q": "mug", "page": -1}), 400, "invalid_params")
     for document in ("pactspec.json", "agent-card.json", "agents.json"):
-        assert requests.get(f"{live_server.url}/.well-known/{document}", timeout=10).status_code == 200
+        assert http.get(f"{IN_PROCESS_URL}/.well-known/{document}", timeout=10).status_code == 200
 
 
 # detail
 
 
-def test_detail_gives_stock_status_and_a_page_url_that_serves_the_product(agent, live_server):
+def test_detail_gives_stock_status_and_a_page_url_that_serves_the_product(agent, http):
     jar = make_product(name="Moon Jar", stock=3, price=Decimal("140.00"))
     item = ok_data(agent.get(f"{API}/detail/{jar.public_id}"))
 
     assert item["id"] == jar.public_id and item["name"] == "Moon Jar"
     assert (item["stock"], item["stock_status"], item["in_stock"]) == (3, "low_stock", True)
-    assert item["url"] == f"{live_server.url}{jar.get_absolute_url()}"
-    page = requests.get(item["url"], timeout=10)
+    assert item["url"] == f"{IN_PROCESS_URL}{jar.get_absolute_url()}"
+    page = http.get(item["url"], timeout=10)
     assert page.status_code == 200 and "Moon Jar" in page.text
 
 
@@ -297,15 +297,15 @@ def test_checkout_of_an_empty_cart_is_400(shopper):
     assert_error(shopper.post(f"{API}/checkout"), 400, "cart_empty")
 
 
-def test_checkout_hands_an_absolute_url_to_the_human_and_starts_a_new_cart(shopper, live_server):
+def test_checkout_hands_an_absolute_url_to_the_human_and_starts_a_new_cart(shopper, http):
     mug = make_product(name="Speckled Mug")
     shopper.add_to_cart(mug.public_id, 2)
     handoff = ok_data(shopper.post(f"{API}/checkout"))
 
     assert handoff["human_handoff"] is True
-    assert handoff["checkout_url"].startswith(f"{live_server.url}/checkout/")
+    assert handoff["checkout_url"].startswith(f"{IN_PROCESS_URL}/checkout/")
     assert handoff["expires_at"].endswith("Z") and "human" in handoff["message"]
-    page = requests.get(handoff["checkout_url"], timeout=10)
+    page = http.get(handoff["checkout_url"], timeout=10)
     assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
     assert "Speckled Mug" in page.text
     assert Order.objects.get().lines.get().quantity == 2

@@ -1,13 +1,13 @@
-"""Every JSON answer says `Content-Type: application/json; charset=utf-8`, over real HTTP.
+"""Every JSON answer says `Content-Type: application/json; charset=utf-8` (in process: the header and
+bytes are the application's).
 
 The protocol's interaction API: "`Content-Type`: Always `application/json; charset=utf-8`."
 The agent API's successes and refusals, A2A's and PactSpec's answers (the one pipeline's
 renderer), the published JSON documents and the 405 a document answers to a write.
 """
 import pytest
-import requests
 
-from tests.api_client import API, SESSION_PATH
+from tests.api_client import API, IN_PROCESS_URL, SESSION_PATH
 from tests.factories import make_agent_session, make_product
 from tests.transports import TIMEOUT, TRANSPORTS
 
@@ -17,14 +17,15 @@ JSON_DOCUMENTS = ["/.well-known/agents.json", "/.well-known/pactspec.json", "/.w
 
 
 @pytest.fixture
-def shop(live_server):
+def shop(http):
+    """The site in process, with a product; returns `http` to reach it."""
     make_product(public_id="mug", stock=5)
-    return live_server.url
+    return http
 
 
 @pytest.fixture(params=list(TRANSPORTS))
 def transport(request, shop):
-    return TRANSPORTS[request.param](shop)
+    return TRANSPORTS[request.param](shop.django_client)
 
 
 def test_a_success_and_refusals_of_every_transport_are_json_in_utf_8(transport):
@@ -52,7 +53,7 @@ def test_a_success_and_refusals_of_every_transport_are_json_in_utf_8(transport):
     ("POST", f"{API}/cart/add", 401),
 ])
 def test_agent_api_answers_are_json_in_utf_8(shop, method, path, status):
-    response = requests.request(method, shop + path, timeout=TIMEOUT)
+    response = shop.request(method, IN_PROCESS_URL + path, timeout=TIMEOUT)
     assert response.status_code == status, response.text
     assert response.headers["Content-Type"] == JSON_UTF8
     assert response.json()["ok"] is (status < 400)
@@ -60,7 +61,7 @@ def test_agent_api_answers_are_json_in_utf_8(shop, method, path, status):
 
 def test_a_non_ascii_answer_is_utf_8_on_the_wire(shop):
     make_product(public_id="bol", name="Bol à café", stock=3)
-    response = requests.get(f"{shop}{API}/detail/bol", timeout=TIMEOUT)
+    response = shop.get(f"{IN_PROCESS_URL}{API}/detail/bol", timeout=TIMEOUT)
     assert response.headers["Content-Type"] == JSON_UTF8
     assert "Bol à café".encode() in response.content  # UTF-8 itself, not \\u escapes
     assert response.json()["data"]["name"] == "Bol à café"
@@ -68,11 +69,11 @@ def test_a_non_ascii_answer_is_utf_8_on_the_wire(shop):
 
 @pytest.mark.parametrize("path", JSON_DOCUMENTS)
 def test_the_json_documents_and_their_405_are_json_in_utf_8(shop, path):
-    document = requests.get(shop + path, timeout=TIMEOUT)
+    document = shop.get(IN_PROCESS_URL + path, timeout=TIMEOUT)
     assert document.status_code == 200
     assert document.headers["Content-Type"] == JSON_UTF8
 
-    refused = requests.post(shop + path, json={}, timeout=TIMEOUT)
+    refused = shop.post(IN_PROCESS_URL + path, json={}, timeout=TIMEOUT)
     assert refused.status_code == 405 and refused.headers["Allow"] == "GET, HEAD, OPTIONS"
     assert refused.headers["Content-Type"] == JSON_UTF8
     assert refused.json()["code"] == "method_not_allowed"

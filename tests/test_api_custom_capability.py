@@ -1,12 +1,11 @@
 """A shop's own capability: registered in code, added as data, then published and routed like the built-ins."""
 import pytest
-import requests
 from django.core.checks import run_checks
 from django.core.management import call_command
 
 from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability, CapabilityParam
-from tests.api_client import API, AgentClient, DiscoveringAgent, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, DiscoveringAgent, assert_error, ok_data
 from tests.factories import make_product
 
 RESERVE = f"{API}/reserve/:item_id"
@@ -21,7 +20,7 @@ def reserve(call):
 
 
 @pytest.fixture
-def reserve_capability(live_server):
+def reserve_capability(db):
     register("reserve", reserve)
     capability = Capability.objects.create(
         name="reserve", description="Hold a product for a few days", endpoint=RESERVE, method="POST",
@@ -37,8 +36,8 @@ def warnings_w001():
     return [message.msg for message in run_checks(databases=["default"]) if message.id == "agents_protocol.W001"]
 
 
-def test_a_registered_capability_is_published_in_both_documents(live_server, reserve_capability):
-    declared = DiscoveringAgent(live_server.url).capability("reserve")
+def test_a_registered_capability_is_published_in_both_documents(http, site_client, reserve_capability):
+    declared = DiscoveringAgent(django_client=site_client).capability("reserve")
     assert declared == {
         "name": "reserve",
         "description": "Hold a product for a few days",
@@ -49,12 +48,12 @@ def test_a_registered_capability_is_published_in_both_documents(live_server, res
         "requires_session": True,
         "human_handoff": False,
     }
-    agents_txt = requests.get(f"{live_server.url}/.well-known/agents.txt", timeout=10).text
+    agents_txt = http.get(f"{IN_PROCESS_URL}/.well-known/agents.txt", timeout=10).text
     assert "Allow: reserve" in agents_txt.splitlines()
 
 
-def test_a_registered_capability_is_routed_with_its_path_parameter_and_session(live_server, reserve_capability):
-    agent = AgentClient(live_server.url)
+def test_a_registered_capability_is_routed_with_its_path_parameter_and_session(site_client, reserve_capability):
+    agent = AgentClient(django_client=site_client)
     mug = make_product()
     assert_error(agent.post(f"{API}/reserve/{mug.public_id}"), 401, "session_required")
 
@@ -67,18 +66,18 @@ def test_a_registered_capability_is_routed_with_its_path_parameter_and_session(l
                                   "invalid_params")["fields"]
 
 
-def test_a_registered_capability_follows_the_discovering_agent(live_server, reserve_capability):
-    agent = DiscoveringAgent(live_server.url)
+def test_a_registered_capability_follows_the_discovering_agent(site_client, reserve_capability):
+    agent = DiscoveringAgent(django_client=site_client)
     agent.start_session()
     assert ok_data(agent.call("reserve", item_id="vase-1", days=2))["reserved"] == "vase-1"
 
 
-def test_check_warns_about_an_enabled_capability_without_a_handler_and_it_answers_501(live_server):
+def test_check_warns_about_an_enabled_capability_without_a_handler_and_it_answers_501(http):
     Capability.objects.create(name="teleport", endpoint=f"{API}/teleport", method="POST", position=30)
     assert warnings_w001() == [
         "The enabled capability 'teleport' has no handler; agents calling it get 501 not_implemented."
     ]
-    response = requests.post(f"{live_server.url}{API}/teleport", timeout=10)
+    response = http.post(f"{IN_PROCESS_URL}{API}/teleport", timeout=10)
     assert_error(response, 501, "not_implemented")
 
 
@@ -88,7 +87,7 @@ def test_check_is_quiet_once_the_handler_is_registered_or_the_capability_disable
     assert warnings_w001() == []
 
 
-def test_manage_py_check_prints_the_warning(live_server, capsys):
+def test_manage_py_check_prints_the_warning(db, capsys):
     Capability.objects.create(name="teleport", endpoint=f"{API}/teleport", method="POST", position=30)
     call_command("check", "--database", "default")
     assert "agents_protocol.W001" in capsys.readouterr().err

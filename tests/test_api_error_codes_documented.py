@@ -44,7 +44,7 @@ ALLOWED_DYNAMIC = {
         # RpcError's code is JSON-RPC's number: for a method the binding defines but this agent
         # does not serve, the one the specification names (UNSERVED_METHODS), else -32601.
         "JSON-RPC's numeric error code of an unserved method, from UNSERVED_METHODS",
-    ("agents_protocol/transports/mcp.py", "McpView.rpc_error"):
+    ("agents_protocol/transports/mcp.py", "error_message"):
         # The same for MCP: ErrorData's code is JSON-RPC's number, carried by the McpError (raised
         # with it, or picked by rpc_refusal() and session_refusal()); the protocol's code goes into
         # the error's data as error.code, collected where the McpError or the refusal was made.

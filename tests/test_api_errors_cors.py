@@ -1,4 +1,6 @@
-"""CORS on the API and the discovery documents; the error envelope, request ids and hostile input."""
+"""CORS on the API and the discovery documents; the error envelope, request ids and hostile input.
+
+In process, but for what only a socket shows: a Content-Length that lies (raw_request)."""
 import http.client
 import logging
 import os
@@ -8,13 +10,13 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 import pytest
-import requests
 
 from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.models import AgentSession, Capability
 from tests.api_client import (
     API,
+    IN_PROCESS_URL,
     SESSION_PATH,
     AgentClient,
     assert_error,
@@ -33,8 +35,8 @@ def header_set(response, name):
     return {value.strip().lower() for value in response.headers[name].split(",")}
 
 
-def preflight(url, method):
-    return requests.options(url, headers={
+def preflight(http, url, method):
+    return http.options(url, headers={
         "Origin": "https://agent.example",
         "Access-Control-Request-Method": method,
         "Access-Control-Request-Headers": "authorization, content-type, idempotency-key",
@@ -42,8 +44,8 @@ def preflight(url, method):
 
 
 @pytest.fixture
-def agent(live_server):
-    return AgentClient(live_server.url)
+def agent(site_client):
+    return AgentClient(django_client=site_client)
 
 
 # CORS
@@ -70,8 +72,8 @@ def test_every_api_answer_allows_any_origin_and_exposes_the_limit_headers(agent,
     (f"{API}/detail/some-mug", "GET", {"GET", "OPTIONS"}),
     (f"{API}/detail?id=some-mug", "GET", {"GET", "OPTIONS"}),  # the short form of detail/:id
 ])
-def test_api_preflight_is_204_with_the_allowed_methods_and_headers(live_server, path, method, allowed):
-    response = preflight(live_server.url + path, method)
+def test_api_preflight_is_204_with_the_allowed_methods_and_headers(http, path, method, allowed):
+    response = preflight(http, IN_PROCESS_URL + path, method)
     assert response.status_code == 204 and response.content == b""
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert {m.strip() for m in response.headers["Access-Control-Allow-Methods"].split(",")} == allowed
@@ -80,21 +82,21 @@ def test_api_preflight_is_204_with_the_allowed_methods_and_headers(live_server, 
 
 
 @pytest.mark.parametrize("path", ["/.well-known/agents/a2a", "/mcp"])
-def test_the_a2a_and_mcp_preflights_allow_the_headers_their_clients_must_send(live_server, path):
-    response = preflight(live_server.url + path, "POST")
+def test_the_a2a_and_mcp_preflights_allow_the_headers_their_clients_must_send(http, path):
+    response = preflight(http, IN_PROCESS_URL + path, "POST")
     assert response.status_code == 204 and response.headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in {m.strip() for m in response.headers["Access-Control-Allow-Methods"].split(",")}
     assert ALLOWED_REQUEST_HEADERS <= header_set(response, "Access-Control-Allow-Headers")
 
 
 @pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
-def test_discovery_documents_answer_preflight_with_204_and_allow_any_origin(live_server, name):
-    url = f"{live_server.url}/.well-known/{name}"
-    response = preflight(url, "GET")
+def test_discovery_documents_answer_preflight_with_204_and_allow_any_origin(http, name):
+    url = f"{IN_PROCESS_URL}/.well-known/{name}"
+    response = preflight(http, url, "GET")
     assert response.status_code == 204
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert "GET" in response.headers["Access-Control-Allow-Methods"]
-    assert requests.get(url, timeout=10).headers["Access-Control-Allow-Origin"] == "*"
+    assert http.get(url, timeout=10).headers["Access-Control-Allow-Origin"] == "*"
 
 
 # The envelope, request ids, no tracebacks
@@ -105,7 +107,7 @@ def explode(call):
 
 
 @pytest.fixture
-def broken_capability(live_server):
+def broken_capability(db):
     """Route a `broken` capability to the given handler; returns its path."""
     def install(handler):
         register("broken", handler)
@@ -219,35 +221,35 @@ def test_a_content_length_that_is_not_a_number_is_400(live_server):
     assert status == 400 and b'"invalid_request"' in body
 
 
-def test_a_host_header_outside_allowed_hosts_is_400_not_500(live_server, caplog):
-    response = requests.get(f"{live_server.url}{API}/search?q=mug", headers={"Host": "evil.example"}, timeout=10)
+def test_a_host_header_outside_allowed_hosts_is_400_not_500(http, caplog):
+    response = http.get(f"{IN_PROCESS_URL}{API}/search?q=mug", headers={"Host": "evil.example"}, timeout=10)
     assert "evil.example" not in assert_error(response, 400, "invalid_request")["error"]
     assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == ["django.security.DisallowedHost"]
 
 
 @pytest.mark.parametrize("path", [f"{API}/search?q=mug", "/.well-known/agents.json", "/llms.txt", "/mcp"])
-def test_a_host_whose_port_no_connection_has_is_400(live_server, path):
+def test_a_host_whose_port_no_connection_has_is_400(http, path):
     """Django takes any run of digits as a port: every URL written and every cache keyed by origin would carry it."""
-    host = urlsplit(live_server.url).hostname
+    host = urlsplit(IN_PROCESS_URL).hostname
     for port in ("65536", "0" * 2000):
         if path == "/mcp":  # a JSON-RPC error, as that transport answers
-            answer = requests.post(f"{live_server.url}{path}", json={}, headers={"Host": f"{host}:{port}"}, timeout=10)
+            answer = http.post(f"{IN_PROCESS_URL}{path}", json={}, headers={"Host": f"{host}:{port}"}, timeout=10)
             assert answer.status_code == 400 and answer.json()["error"]["data"]["code"] == "invalid_request"
         else:
-            assert_error(requests.get(f"{live_server.url}{path}", headers={"Host": f"{host}:{port}"}, timeout=10),
+            assert_error(http.get(f"{IN_PROCESS_URL}{path}", headers={"Host": f"{host}:{port}"}, timeout=10),
                          400, "invalid_request")
-    assert requests.get(f"{live_server.url}{API}/search?q=mug", headers={"Host": f"{host}:65535"},
-                        timeout=10).status_code == 200
+    assert http.get(f"{IN_PROCESS_URL}{API}/search?q=mug", headers={"Host": f"{host}:65535"},
+                    timeout=10).status_code == 200
 
 
-def test_a_session_asked_for_under_a_foreign_host_is_refused_before_it_exists(live_server):
+def test_a_session_asked_for_under_a_foreign_host_is_refused_before_it_exists(http):
     """Made and then refused, it would count against the address's max_sessions with no token to end it."""
     for _ in range(6):
-        refused = requests.post(f"{live_server.url}{SESSION_PATH}", json={}, headers={"Host": "evil.example"},
-                                timeout=10)
+        refused = http.post(f"{IN_PROCESS_URL}{SESSION_PATH}", json={}, headers={"Host": "evil.example"},
+                            timeout=10)
         assert_error(refused, 400, "invalid_request")
     assert not AgentSession.objects.exists()
-    assert requests.post(f"{live_server.url}{SESSION_PATH}", json={}, timeout=10).status_code == 201
+    assert http.post(f"{IN_PROCESS_URL}{SESSION_PATH}", json={}, timeout=10).status_code == 201
 
 
 def test_more_query_parameters_than_django_parses_is_400_not_500(agent):
@@ -257,6 +259,6 @@ def test_more_query_parameters_than_django_parses_is_400_not_500(agent):
 
 def test_a_session_token_in_the_query_string_is_not_accepted(agent):
     token = agent.start_session()["session_token"]
-    anonymous = AgentClient(agent.base_url)
+    anonymous = AgentClient(django_client=agent.django_client)
     assert_error(anonymous.get(f"{API}/cart/view?session_token={token}"), 401, "session_required")
     assert ok_data(agent.get(f"{API}/cart/view"))["items"] == []

@@ -1,10 +1,9 @@
-"""Parameter validation over real HTTP, against the configured descriptors of an `echo` capability.
+"""Parameter validation in process, against the configured descriptors of an `echo` capability.
 
 `echo.get`, `echo.post` and `echo.delete` share one path and answer the validated
 parameters, so each test sees exactly what a handler would receive.
 """
 import pytest
-import requests
 
 from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability, CapabilityParam
@@ -24,14 +23,14 @@ ECHO_PARAMS = [
 
 
 @pytest.fixture
-def agent(live_server):
+def agent(site_client):
     for method in ECHO_METHODS:
         name = f"echo.{method.lower()}"
         register(name, lambda call: call.params)
         capability = Capability.objects.create(name=name, endpoint=ECHO, method=method, position=50)
         for position, param in enumerate(ECHO_PARAMS):
             CapabilityParam.objects.create(capability=capability, position=position, **param)
-    yield AgentClient(live_server.url)
+    yield AgentClient(django_client=site_client)
     for method in ECHO_METHODS:
         unregister(f"echo.{method.lower()}")
 
@@ -191,5 +190,5 @@ def test_the_body_limit_follows_the_setting(agent, settings):
 
 def test_a_body_limit_applies_to_session_creation_too(agent, settings):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "MAX_BODY_BYTES": 100}
-    response = requests.post(f"{agent.base_url}{API}/session", json={"purpose": "x" * 200}, timeout=10)
+    response = agent.http.post(f"{agent.base_url}{API}/session", json={"purpose": "x" * 200}, timeout=10)
     assert_error(response, 413, "payload_too_large")

@@ -1,4 +1,5 @@
-"""The purchase flow over real HTTP, driven only by agents.json, and cart isolation between sessions."""
+"""The purchase flow over real HTTP (the agent API's smoke path), driven only by agents.json, and cart isolation
+between sessions (in process)."""
 from decimal import Decimal
 
 import pytest
@@ -32,8 +33,8 @@ def test_the_declared_purchase_flow_ends_in_a_human_checkout_page(live_server):
 
 
 @pytest.fixture
-def two_agents(live_server):
-    first, second = AgentClient(live_server.url), AgentClient(live_server.url)
+def two_agents(site_client):
+    first, second = AgentClient(django_client=site_client), AgentClient(django_client=site_client)
     first.start_session()
     second.start_session()
     return first, second

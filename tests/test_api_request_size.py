@@ -27,15 +27,15 @@ from gunicorn.workers.gthread import ThreadWorker as GthreadWorker
 from llms_txt import parse_llms_file
 
 from agents_protocol.contrib.gunicorn.workers import SyncWorker, ThreadWorker
-from agents_protocol.core.conf import DEFAULTS
+from agents_protocol.core.conf import AgentsProtocolSettings
 from agents_protocol.http import middleware
 from agents_protocol.http.request_size import header_bytes, url_bytes
 from tests.api_client import API, assert_error, is_json
 from tests.servers import ROOT, migrate, serve_site, site_env
 
 SEARCH = f"{API}/search"
-URL_LIMIT = DEFAULTS["MAX_URL_BYTES"]
-HEADER_LIMIT = DEFAULTS["MAX_HEADER_BYTES"]
+URL_LIMIT = AgentsProtocolSettings.MAX_URL_BYTES.default
+HEADER_LIMIT = AgentsProtocolSettings.MAX_HEADER_BYTES.default
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
 GUNICORN_DEFAULT_REQUEST_LINE = 4094
 GUNICORN_DEFAULT_FIELDS = 100

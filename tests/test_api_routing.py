@@ -1,12 +1,12 @@
-"""Routing over real HTTP: configured (endpoint, method) pairs, 404/405 envelopes, moves without code changes."""
+"""Routing in process: configured (endpoint, method) pairs, 404/405 envelopes, moves without code changes."""
 import pytest
-import requests
 
 from agents_protocol.config_io import export_config, import_config
 from agents_protocol.models import Capability
 from catalog.demo import load_demo_catalog
 from tests.api_client import (
     API,
+    IN_PROCESS_URL,
     SESSION_PATH,
     AgentClient,
     DiscoveringAgent,
@@ -25,9 +25,9 @@ def mug():
 
 
 @pytest.fixture
-def shopper(live_server, mug):
+def shopper(site_client, mug):
     """A session holding one mug."""
-    client = AgentClient(live_server.url)
+    client = AgentClient(django_client=site_client)
     client.start_session()
     client.add_to_cart(mug.public_id)
     return client
@@ -67,15 +67,15 @@ def test_a_wrong_method_on_a_known_path_is_405_with_allow(shopper, mug, name, wr
     assert response.headers["Allow"] == f"{capability.method}, OPTIONS"
 
 
-def test_the_session_path_allows_post_and_delete_only(live_server):
-    response = requests.get(live_server.url + SESSION_PATH, timeout=10)
+def test_the_session_path_allows_post_and_delete_only(http):
+    response = http.get(IN_PROCESS_URL + SESSION_PATH, timeout=10)
     assert_error(response, 405, "method_not_allowed")
     assert response.headers["Allow"] == "DELETE, POST, OPTIONS"
 
 
 @pytest.mark.parametrize("method", ["TRACE", "PROPFIND"])
-def test_methods_no_capability_uses_are_405_not_500(live_server, method):
-    response = requests.request(method, f"{live_server.url}{API}/search?q=mug", timeout=10)
+def test_methods_no_capability_uses_are_405_not_500(http, method):
+    response = http.request(method, f"{IN_PROCESS_URL}{API}/search?q=mug", timeout=10)
     assert response.status_code == 405
     assert "GET" in response.headers["Allow"]
 
@@ -83,13 +83,13 @@ def test_methods_no_capability_uses_are_405_not_500(live_server, method):
 @pytest.mark.parametrize("path", [
     API, f"{API}/", f"{API}/teleport", f"{API}/cart", f"{API}/detail/a/b", f"{API}/search/extra",
 ])
-def test_unknown_paths_under_the_api_are_404_envelopes(live_server, path):
-    body = assert_error(requests.get(live_server.url + path, timeout=10), 404, "not_found")
+def test_unknown_paths_under_the_api_are_404_envelopes(http, path):
+    body = assert_error(http.get(IN_PROCESS_URL + path, timeout=10), 404, "not_found")
     assert "/.well-known/agents.json" in body["error"]
 
 
-def test_an_endpoint_moved_with_save_moves_the_route_at_once(live_server, mug):
-    agent = AgentClient(live_server.url)
+def test_an_endpoint_moved_with_save_moves_the_route_at_once(site_client, mug):
+    agent = AgentClient(django_client=site_client)
     ok_data(agent.get(f"{API}/search", {"q": "mug"}))
     search = Capability.objects.get(name="search")
     search.endpoint = f"{API}/find"
@@ -97,7 +97,7 @@ def test_an_endpoint_moved_with_save_moves_the_route_at_once(live_server, mug):
 
     assert_error(agent.get(f"{API}/search", {"q": "mug"}), 404, "not_found")
     assert ok_data(agent.get(f"{API}/find", {"q": "mug"}))["total"] == 1
-    assert DiscoveringAgent(live_server.url).capability("search")["endpoint"] == f"{API}/find"
+    assert DiscoveringAgent(django_client=site_client).capability("search")["endpoint"] == f"{API}/find"
 
 
 def test_a_method_changed_with_save_is_served_at_once(shopper, mug):
@@ -127,9 +127,9 @@ def test_an_endpoint_moved_in_admin_moves_the_route_at_once(shopper, admin_clien
     assert ok_data(shopper.post(f"{API}/order"))["human_handoff"] is True
 
 
-def test_a_disabled_capability_is_no_longer_routed(live_server):
+def test_a_disabled_capability_is_no_longer_routed(http):
     Capability.objects.get(name="contact").delete()
-    response = requests.post(f"{live_server.url}{API}/contact", json={}, timeout=10)
+    response = http.post(f"{IN_PROCESS_URL}{API}/contact", json={}, timeout=10)
     assert_error(response, 404, "not_found")
 
 
@@ -146,16 +146,16 @@ def seed_000_layout():
     import_config(data)
 
 
-def test_the_seed_000_layout_serves_the_whole_purchase_flow(live_server, seed_000_layout):
+def test_the_seed_000_layout_serves_the_whole_purchase_flow(http, site_client, seed_000_layout):
     load_demo_catalog()
-    product, cart, handoff, _ = purchase_through_agents_json(live_server.url, "bowl")
+    product, cart, handoff, _ = purchase_through_agents_json(IN_PROCESS_URL, "bowl", site_client)
 
     assert [(item["item_id"], item["quantity"]) for item in cart["items"]] == [(product["id"], 3)]
-    assert requests.get(handoff["checkout_url"], timeout=10).status_code == 200
+    assert http.get(handoff["checkout_url"], timeout=10).status_code == 200
 
 
-def test_the_seed_000_single_cart_path_tells_capabilities_apart_by_method(live_server, seed_000_layout, mug):
-    agent = AgentClient(live_server.url)
+def test_the_seed_000_single_cart_path_tells_capabilities_apart_by_method(site_client, seed_000_layout, mug):
+    agent = AgentClient(django_client=site_client)
     agent.start_session()
     cart = f"{API}/cart"
 
@@ -169,8 +169,8 @@ def test_the_seed_000_single_cart_path_tells_capabilities_apart_by_method(live_s
     assert_error(agent.post(f"{API}/cart/add", {"item_id": mug.public_id}), 404, "not_found")
 
 
-def test_the_seed_000_detail_takes_its_id_from_the_query_string(live_server, seed_000_layout, mug):
-    agent = AgentClient(live_server.url)
+def test_the_seed_000_detail_takes_its_id_from_the_query_string(site_client, seed_000_layout, mug):
+    agent = AgentClient(django_client=site_client)
     assert ok_data(agent.get(f"{API}/detail", {"id": mug.public_id}))["name"] == "Speckled Mug"
     assert assert_error(agent.get(f"{API}/detail"), 400, "invalid_params")["fields"] == {
         "id": "This parameter is required."

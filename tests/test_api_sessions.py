@@ -1,9 +1,8 @@
-"""Sessions over real HTTP: create, end, hard TTL, hashed tokens, the three auth headers, limits, 401s."""
+"""Sessions in process: create, end, hard TTL, hashed tokens, the three auth headers, limits, 401s."""
 import hashlib
 from datetime import datetime, timedelta
 
 import pytest
-import requests
 from django.utils import timezone
 
 from agents_protocol.http.sessions import hash_token, session_by_token_hash
@@ -29,8 +28,8 @@ SESSION_CAPABILITIES = ["cart.add", "cart.view", "cart.update", "cart.remove", "
 
 
 @pytest.fixture
-def agent(live_server):
-    return AgentClient(live_server.url)
+def agent(site_client):
+    return AgentClient(django_client=site_client)
 
 
 def parse_time(text):
@@ -93,14 +92,14 @@ def test_the_raw_token_is_stored_nowhere_only_its_sha256(agent):
 @pytest.mark.parametrize("header", ["Authorization", "X-Session-Token", "X-Agent-Session"])
 def test_each_of_the_three_auth_headers_opens_the_session(agent, header):
     token = agent.start_session()["session_token"]
-    response = requests.get(agent.base_url + CART_VIEW, headers=auth_headers(token, header), timeout=10)
+    response = agent.http.get(agent.base_url + CART_VIEW, headers=auth_headers(token, header), timeout=10)
     assert ok_data(response)["items"] == []
 
 
 @pytest.mark.parametrize("scheme", ["bearer", "BEARER", "bEaReR"])
 def test_the_authorization_scheme_is_case_insensitive(agent, scheme):
     token = agent.start_session()["session_token"]
-    response = requests.get(agent.base_url + CART_VIEW, headers={"Authorization": f"{scheme} {token}"}, timeout=10)
+    response = agent.http.get(agent.base_url + CART_VIEW, headers={"Authorization": f"{scheme} {token}"}, timeout=10)
     assert ok_data(response)["items"] == []
 
 
@@ -166,7 +165,7 @@ def test_every_session_capability_without_a_token_is_401_session_required(agent,
 @pytest.mark.parametrize("header", ["Authorization", "X-Session-Token", "X-Agent-Session"])
 @pytest.mark.parametrize("garbage", ["not-a-token", "x" * 4096, "\xff\xfe-latin-1-token", "' OR 1=1 --"])
 def test_garbage_tokens_in_any_header_are_401_session_invalid(agent, header, garbage):
-    response = requests.get(agent.base_url + CART_VIEW, headers=auth_headers(garbage, header), timeout=10)
+    response = agent.http.get(agent.base_url + CART_VIEW, headers=auth_headers(garbage, header), timeout=10)
     assert "Create a new session" in assert_error(response, 401, "session_invalid")["error"]
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
 
@@ -180,10 +179,10 @@ def test_the_public_session_id_is_not_a_token(agent):
 def test_an_authorization_header_that_is_not_bearer_and_a_token_says_so(agent, value):
     token = agent.start_session()["session_token"]
     headers = {"Authorization": value.format(token=token)}
-    refused = requests.get(agent.base_url + CART_VIEW, headers=headers, timeout=10)
+    refused = agent.http.get(agent.base_url + CART_VIEW, headers=headers, timeout=10)
     body = assert_error(refused, 401, "session_invalid")
     assert body["error"].startswith("The Authorization header must be the word Bearer, a space and the session token.")
-    searched = requests.get(agent.base_url + f"{API}/search", params={"q": "mug"}, headers=headers, timeout=10)
+    searched = agent.http.get(agent.base_url + f"{API}/search", params={"q": "mug"}, headers=headers, timeout=10)
     assert searched.status_code == 200  # a capability that needs no session still answers, as for a bad token
 
 
@@ -231,12 +230,14 @@ def test_a_session_capability_with_the_token_of_an_expired_factory_session_is_40
 @pytest.mark.django_db
 def test_the_session_of_a_token_loads_as_the_orm_loads_it():
     made = make_agent_session()
-    AgentSession.objects.filter(pk=made.pk).update(ended_at=timezone.now(), end_reason="deleted", event_count=3)
+    AgentSession.objects.filter(pk=made.pk).update(ended_at=timezone.now(), end_reason="deleted", event_count=3,
+                                                   audited=True, shown_cart={"lines": [{"id": "p1", "quantity": 2}]})
     loaded = session_by_token_hash(hash_token(made.raw_token))
     expected = AgentSession.objects.get(pk=made.pk)
     assert [getattr(loaded, field.attname) for field in AgentSession._meta.concrete_fields] == [
         getattr(expected, field.attname) for field in AgentSession._meta.concrete_fields]
     assert timezone.is_aware(loaded.expires_at) and timezone.is_aware(loaded.ended_at)
+    assert loaded.audited is True and loaded.shown_cart == {"lines": [{"id": "p1", "quantity": 2}]}
     assert session_by_token_hash(hash_token("no such token")) is None
 
 

@@ -1,4 +1,5 @@
-"""Audit trails over real HTTP: what an agent did, sealed, fetched by its holder, verified offline."""
+"""Audit trails in process (and over real HTTP through gunicorn workers): what an agent did, sealed, fetched
+by its holder, verified offline."""
 import json
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -15,6 +16,7 @@ from agents_protocol.audit import lifecycle, verify
 from agents_protocol.models import AgentSession, AuditConfig
 from cart.models import Order
 from catalog.demo import load_demo_catalog
+from tests.api_client import IN_PROCESS_URL
 from tests.factories import make_agent_session
 from tests.servers import start_site
 
@@ -25,13 +27,15 @@ pytestmark = pytest.mark.usefixtures("key_file")  # a signing key of its own: te
 
 
 class Agent:
-    def __init__(self, base_url):
+    def __init__(self, base_url, http=requests):
+        """`http`: requests, or tests/api_client.py's InProcessRequests."""
         self.base_url = base_url
+        self.http = http
         self.token = None
 
     def call(self, method, path, **kwargs):
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        return requests.request(method, self.base_url + API + path, headers=headers, timeout=30, **kwargs)
+        return self.http.request(method, self.base_url + API + path, headers=headers, timeout=30, **kwargs)
 
     def start(self):
         created = self.call("POST", "/session", json={"agent_name": "auditor", "purpose": "testing"}).json()["data"]
@@ -39,22 +43,22 @@ class Agent:
         return created
 
     def published_key(self):
-        return requests.get(f"{self.base_url}/.well-known/agents.json", timeout=10).json()["audit"]["public_key"]
+        return self.http.get(f"{self.base_url}/.well-known/agents.json", timeout=10).json()["audit"]["public_key"]
 
 
 @pytest.fixture
-def agent(live_server):
+def agent(http):
     load_demo_catalog()
-    return Agent(live_server.url)
+    return Agent(IN_PROCESS_URL, http)
 
 
-def test_the_documents_announce_audit_with_a_public_key(live_server):
-    document = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()
+def test_the_documents_announce_audit_with_a_public_key(http):
+    document = http.get(f"{IN_PROCESS_URL}/.well-known/agents.json", timeout=10).json()
     assert document["audit"]["enabled"] is True
     assert document["audit"]["public_key"].startswith("MCowBQYDK2VwAyEA")
-    txt = requests.get(f"{live_server.url}/.well-known/agents.txt", timeout=10).text
+    txt = http.get(f"{IN_PROCESS_URL}/.well-known/agents.txt", timeout=10).text
     assert "Audit: true" in txt
-    assert f"Audit-Endpoint: {live_server.url}{API}/audit/:session_id" in txt
+    assert f"Audit-Endpoint: {IN_PROCESS_URL}{API}/audit/:session_id" in txt
 
 
 def test_a_refused_call_with_a_path_longer_than_the_column_is_recorded_to_its_first_500_characters(agent):
@@ -63,7 +67,7 @@ def test_a_refused_call_with_a_path_longer_than_the_column_is_recorded_to_its_fi
     refused = agent.call("GET", "/detail/" + "x" * 3000)
     assert refused.status_code == 400
     ended = agent.call("DELETE", "/session").json()["data"]
-    trail = requests.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()
+    trail = agent.http.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()
     (detail,) = [event for event in trail["data"]["events"] if event["capability"] == "detail"]
     assert detail["path"] == (API + "/detail/" + "x" * 3000)[:500] and detail["response_status"] == 400
     assert verify(trail["data"], agent.published_key()).ok
@@ -74,7 +78,7 @@ def test_a_refused_call_with_nul_in_its_path_is_recorded_with_it_escaped(agent):
     agent.start()
     assert agent.call("GET", "/detail/abc%00def").status_code in (400, 404)
     ended = agent.call("DELETE", "/session").json()["data"]
-    trail = requests.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()
+    trail = agent.http.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()
     (detail,) = [event for event in trail["data"]["events"] if event["capability"] == "detail"]
     assert detail["path"] == f"{API}/detail/abc%00def"
 
@@ -91,7 +95,8 @@ def test_a_session_trail_records_every_call_in_order_and_verifies(agent):
     assert 290 <= int(live.headers["Retry-After"]) <= 300  # until the session ends
 
     ended = agent.call("DELETE", "/session").json()["data"]
-    artifact_response = requests.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"}, timeout=10)
+    artifact_response = agent.http.get(ended["audit_url"], headers={"Authorization": f"Bearer {agent.token}"},
+                                       timeout=10)
     assert artifact_response.status_code == 200
     artifact = artifact_response.json()["data"]
 
@@ -125,8 +130,8 @@ def test_each_change_is_recorded_once(agent):
     agent.call("DELETE", "/cart/remove", json={"item_id": "cereal-bowl-celadon"})
     assert agent.call("POST", "/checkout").status_code == 200
     artifact = agent.call("DELETE", "/session").json()["data"]
-    events = requests.get(artifact["audit_url"], headers={"Authorization": f"Bearer {agent.token}"},
-                          timeout=10).json()["data"]["events"]
+    events = agent.http.get(artifact["audit_url"], headers={"Authorization": f"Bearer {agent.token}"},
+                            timeout=10).json()["data"]["events"]
     assert [(e["seq"], e["capability"], e["policy_result"]) for e in events] == [
         (1, "session.create", "allow"), (2, "cart.add", "allow"), (3, "cart.update", "allow"),
         (4, "cart.add", "allow"), (5, "cart.remove", "allow"), (6, "checkout", "allow"),
@@ -156,6 +161,7 @@ CHANGES = [
 ]
 
 
+@pytest.mark.django_db(transaction=True)  # the failed write must end the app's own transaction, not a savepoint
 @pytest.mark.parametrize("capability, method, path, body", CHANGES)
 def test_a_change_whose_audit_event_cannot_be_stored_does_not_happen(agent, audit_store_refuses,
                                                                      capability, method, path, body):
@@ -172,11 +178,11 @@ def test_a_change_whose_audit_event_cannot_be_stored_does_not_happen(agent, audi
 def test_only_the_token_holder_can_fetch_a_trail(agent):
     agent.start()
     agent.call("DELETE", "/session")
-    other = Agent(agent.base_url)
+    other = Agent(agent.base_url, agent.http)
     other.start()
     stolen = other.call("GET", f"/audit/{agent.session_id}")
     assert stolen.status_code == 404 and stolen.json()["code"] == "unknown_session"
-    anonymous = requests.get(f"{agent.base_url}{API}/audit/{agent.session_id}", timeout=10)
+    anonymous = agent.http.get(f"{agent.base_url}{API}/audit/{agent.session_id}", timeout=10)
     assert anonymous.status_code == 401
     assert other.call("GET", "/audit/ses_doesnotexist").status_code == 404
 
@@ -227,7 +233,7 @@ def test_with_audit_off_nothing_is_recorded_or_served(agent):
     agent.call("GET", "/cart/view")
     assert agent.call("GET", f"/audit/{agent.session_id}").status_code == 404
     assert AgentSession.objects.get(public_id=agent.session_id).audit_events.count() == 0
-    document = requests.get(f"{agent.base_url}/.well-known/agents.json", timeout=10).json()
+    document = agent.http.get(f"{agent.base_url}/.well-known/agents.json", timeout=10).json()
     assert document["audit"] == {"enabled": False, "endpoint": f"{API}/audit/:session_id"}
 
 

@@ -25,7 +25,7 @@ from agents_protocol.core.defaults import DEFAULT_CAPABILITIES, default_config
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.schema import ECMA_WHITESPACE, validate_params
 from agents_protocol.models import Capability, CapabilityParam, ConfigRevision
-from tests.api_client import API, TIMEOUT, AgentClient, assert_error, ok_data
+from tests.api_client import API, AgentClient, assert_error, ok_data
 from tests.bursts import burst
 from tests.factories import make_product
 from tests.servers import set_rate_limit, start_site
@@ -86,8 +86,9 @@ def inside_and_outside(schema, bound):
 # The published documents
 
 
-def fetch(base_url, path):
-    response = requests.get(f"{base_url}{path}", timeout=TIMEOUT)
+def fetch(site, path):
+    """A published document of `site` (an AgentClient), parsed if JSON."""
+    response = site.get(path)
     assert response.status_code == 200, response.text
     return response.json() if path.endswith(".json") else response.text
 
@@ -107,15 +108,21 @@ def published_params(openapi):
     return found
 
 
-def declared(base_url, capability_name):
-    return next(c for c in fetch(base_url, AGENTS_JSON)["capabilities"] if c["name"] == capability_name)
+def declared(site, capability_name):
+    return next(c for c in fetch(site, AGENTS_JSON)["capabilities"] if c["name"] == capability_name)
 
 
 # Calling a capability as agents.json declares it
 
 
 @pytest.fixture
-def product(live_server):
+def site(site_client):
+    """The site in process, as an agent without a session sees it."""
+    return AgentClient(django_client=site_client)
+
+
+@pytest.fixture
+def product(db):
     return make_product(public_id="speckled-mug", name="Speckled Mug", stock=50)
 
 
@@ -124,7 +131,7 @@ def valid_values(product):
             "name": "Ada", "email": "ada@example.com", "message": "Hello"}
 
 
-def call(base_url, capability, params, token=None):
+def call(site, capability, params, token=None):
     """Call a capability from its agents.json entry: `:name` segments from `params` (an empty
     one through the query string, which the trailing segment also accepts)."""
     params = dict(params)
@@ -137,7 +144,7 @@ def call(base_url, capability, params, token=None):
                 continue
             segment = quote(str(value), safe="")
         segments.append(segment)
-    client = AgentClient(base_url, token if capability["requires_session"] else None)
+    client = AgentClient(site.base_url, token if capability["requires_session"] else None, site.django_client)
     return client.request(capability["method"], "/".join(segments), params)
 
 
@@ -151,8 +158,8 @@ def refused_for(response, name):
     return body["fields"].get(name)
 
 
-def probe(base_url, capability, name, value, base, token):
-    return call(base_url, capability, {**base, name: value}, token)
+def probe(site, capability, name, value, base, token):
+    return call(site, capability, {**base, name: value}, token)
 
 
 def required_base(capability, values):
@@ -162,8 +169,8 @@ def required_base(capability, values):
 # Every published bound, just inside and just outside
 
 
-def test_every_bounded_parameter_of_the_defaults_is_published_with_its_bounds(live_server):
-    published = published_params(fetch(live_server.url, OPENAPI))
+def test_every_bounded_parameter_of_the_defaults_is_published_with_its_bounds(site):
+    published = published_params(fetch(site, OPENAPI))
     with_bounds = sorted(key for key, schema in published.items()
                          if key[0] in {c["name"] for c in DEFAULT_CAPABILITIES}
                          and ({*BOUNDS, "format"} & set(schema)))
@@ -172,22 +179,24 @@ def test_every_bounded_parameter_of_the_defaults_is_published_with_its_bounds(li
 
 @pytest.mark.parametrize("capability_name, name", BOUNDED, ids=[f"{c}.{p}" for c, p in BOUNDED])
 def test_just_inside_each_published_bound_is_accepted_and_just_outside_is_refused(
-        live_server, product, capability_name, name):
-    schema = published_params(fetch(live_server.url, OPENAPI))[(capability_name, name)]
-    capability = declared(live_server.url, capability_name)
-    token = AgentClient(live_server.url).start_session()["session_token"] if capability["requires_session"] else None
+        site, product, capability_name, name):
+    schema = published_params(fetch(site, OPENAPI))[(capability_name, name)]
+    capability = declared(site, capability_name)
+    token = None
+    if capability["requires_session"]:
+        token = AgentClient(django_client=site.django_client).start_session()["session_token"]
     base = required_base(capability, valid_values(product))
     bounds = [bound for bound in BOUNDS if bound in schema]
     assert bounds or schema.get("format")
 
     for bound in bounds:
         inside, outside = inside_and_outside(schema, bound)
-        accepted = probe(live_server.url, capability, name, inside, base, token)
+        accepted = probe(site, capability, name, inside, base, token)
         # Accepted by validation: the shop may still refuse it (a quantity above the cart's maximum
         # is a 409, an item id of 200 characters a 404), but never fail on it.
         assert accepted.status_code < 500 and accepted.headers["Content-Type"].startswith("application/json")
         assert refused_for(accepted, name) is None, (bound, schema[bound], accepted.text)
-        refused = probe(live_server.url, capability, name, outside, base, token)
+        refused = probe(site, capability, name, outside, base, token)
         body = assert_error(refused, 400, "invalid_params")
         assert name in body["fields"], (bound, schema[bound], body)
         # agents.json has no keys for bounds: its description states each one.
@@ -195,18 +204,18 @@ def test_just_inside_each_published_bound_is_accepted_and_just_outside_is_refuse
 
     if schema.get("type") == "string" and "minLength" in schema:
         blank_text = " " * max(schema["minLength"], 1)
-        blank = probe(live_server.url, capability, name, blank_text, base, token)
+        blank = probe(site, capability, name, blank_text, base, token)
         assert name in assert_error(blank, 400, "invalid_params")["fields"], "whitespace is trimmed first"
         # and the published schema says so, so that a client validating against it refuses it too
         published = Draft202012Validator(schema)
         assert not published.is_valid(blank_text) and published.is_valid("a" * max(schema["minLength"], 1))
         if schema["minLength"] >= 2:  # long enough as sent, one character short once trimmed
             padded = " " + "a" * (schema["minLength"] - 1) + " "
-            assert name in assert_error(probe(live_server.url, capability, name, padded, base, token), 400,
+            assert name in assert_error(probe(site, capability, name, padded, base, token), 400,
                                         "invalid_params")["fields"]
             assert not published.is_valid(padded)
     if schema.get("format") == "email":
-        wrong = probe(live_server.url, capability, name, "not-an-email", base, token)
+        wrong = probe(site, capability, name, "not-an-email", base, token)
         assert assert_error(wrong, 400, "invalid_params")["fields"][name] == "Must be a valid email address."
         assert "an email address" in capability["params"][name]["description"]
 
@@ -218,17 +227,17 @@ console.log(JSON.stringify({spaces, accepts: JSON.parse(process.argv[2]).map(tex
 """
 
 
-def test_whitespace_is_trimmed_as_the_published_pattern_reads_it(live_server):
+def test_whitespace_is_trimmed_as_the_published_pattern_reads_it(site):
     """The pattern published for trimmed text is ECMA-262's, as JSON Schema says: the server
     trims exactly what its `\\s` matches (asked of Node), not what Python's str.strip() takes."""
-    pattern = published_params(fetch(live_server.url, OPENAPI))[("search", "q")]["pattern"]
+    pattern = published_params(fetch(site, OPENAPI))[("search", "q")]["pattern"]
     # U+FEFF is whitespace to ECMA-262 and not to Python; U+001C and U+0085 the other way round.
     texts = ["\ufeff", "\x1c", "\x85", "\u3000"]
     ran = subprocess.run(["node", "-e", ECMA_REGEX_PROBE, pattern, json.dumps(texts)],
                          capture_output=True, text=True, timeout=60, check=True)
     ecma = json.loads(ran.stdout)
     assert set(map(chr, ecma["spaces"])) == set(ECMA_WHITESPACE)
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site.django_client)
     for text, published_accepts in zip(texts, ecma["accepts"]):
         answer = agent.get(f"{API}/search", {"q": text})
         assert (answer.status_code == 200) is published_accepts, (hex(ord(text)), answer.text)
@@ -237,8 +246,8 @@ def test_whitespace_is_trimmed_as_the_published_pattern_reads_it(live_server):
     assert ecma["accepts"] == [False, True, True, False]
 
 
-def test_the_sentences_name_the_bounds(live_server):
-    agent = AgentClient(live_server.url)
+def test_the_sentences_name_the_bounds(site):
+    agent = AgentClient(django_client=site.django_client)
     body = assert_error(agent.get(f"{API}/search", {"q": "x" * 201, "page": 0, "limit": 101}), 400, "invalid_params")
     assert body["fields"] == {
         "q": "Must be text of 1 to 200 characters.",
@@ -255,8 +264,8 @@ def test_the_sentences_name_the_bounds(live_server):
     assert order["fields"] == {"order_id": "Must be at most 100 characters."}
 
 
-def test_trimmed_text_is_what_the_handler_gets_and_defaults_come_from_the_schema(live_server, product):
-    found = ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "  speckled  "}))
+def test_trimmed_text_is_what_the_handler_gets_and_defaults_come_from_the_schema(site, product):
+    found = ok_data(AgentClient(django_client=site.django_client).get(f"{API}/search", {"q": "  speckled  "}))
     assert [r["id"] for r in found["results"]] == [product.public_id]
     assert (found["page"], found["limit"]) == (1, 20)
 
@@ -290,8 +299,8 @@ def param_index(capability, name):
     return [p.name for p in capability.params.all()].index(name)
 
 
-def documents(base_url):
-    return {path: fetch(base_url, path) for path in (AGENTS_JSON, OPENAPI, PACTSPEC, AGENT_CARD, LLMS_TXT)}
+def documents(site):
+    return {path: fetch(site, path) for path in (AGENTS_JSON, OPENAPI, PACTSPEC, AGENT_CARD, LLMS_TXT)}
 
 
 def assert_documents_say(docs, capability_name, name, json_schema, phrase, a2a_rules):
@@ -306,8 +315,8 @@ def assert_documents_say(docs, capability_name, name, json_schema, phrase, a2a_r
     assert f"`{name}`{'' if declared_param['required'] else '?'} ({phrase})" in docs[LLMS_TXT]
 
 
-def test_a_bound_changed_in_admin_applies_to_the_next_request_and_every_document(live_server, admin_client):
-    agent = AgentClient(live_server.url)
+def test_a_bound_changed_in_admin_applies_to_the_next_request_and_every_document(site, admin_client):
+    agent = AgentClient(django_client=site.django_client)
     ok_data(agent.get(f"{API}/search", {"q": "mug", "limit": 80}))
     search = Capability.objects.get(name="search")
     form = admin_form(search)
@@ -322,7 +331,7 @@ def test_a_bound_changed_in_admin_applies_to_the_next_request_and_every_document
     assert ok_data(agent.get(f"{API}/search", {"q": "mug", "limit": 50}))["limit"] == 50
     assert "q" in assert_error(agent.get(f"{API}/search", {"q": "x" * 11}), 400, "invalid_params")["fields"]
     ok_data(agent.get(f"{API}/search", {"q": "x" * 10}))
-    docs = documents(live_server.url)
+    docs = documents(site)
     assert_documents_say(docs, "search", "limit", {"minimum": 1, "maximum": 50}, "1 to 50",
                          "integer, default 20, 1 to 50")
     assert_documents_say(docs, "search", "q", {"minLength": 1, "maxLength": 10}, "1 to 10 characters",
@@ -346,8 +355,8 @@ def test_admin_refuses_rules_that_contradict_each_other(admin_client):
     assert (export_config(), current_revision()) == before
 
 
-def test_a_bound_changed_through_the_models_applies_to_the_next_request_and_every_document(live_server):
-    agent = AgentClient(live_server.url)
+def test_a_bound_changed_through_the_models_applies_to_the_next_request_and_every_document(site):
+    agent = AgentClient(django_client=site.django_client)
     contact = {"name": "Ada", "email": "ada@example.com"}
     ok_data(agent.post(f"{API}/contact", {**contact, "message": "x" * 101}))
     message = CapabilityParam.objects.get(capability__name="contact", name="message")
@@ -358,7 +367,7 @@ def test_a_bound_changed_through_the_models_applies_to_the_next_request_and_ever
     body = assert_error(agent.post(f"{API}/contact", {**contact, "message": "x" * 101}), 400, "invalid_params")
     assert body["fields"] == {"message": "Must be text of 1 to 100 characters."}
     ok_data(agent.post(f"{API}/contact", {**contact, "message": "x" * 100}))
-    assert_documents_say(documents(live_server.url), "contact", "message", {"minLength": 1, "maxLength": 100},
+    assert_documents_say(documents(site), "contact", "message", {"minLength": 1, "maxLength": 100},
                          "1 to 100 characters", "string, required, 1 to 100 characters")
 
 
@@ -544,5 +553,5 @@ def test_a_bound_changed_in_the_database_applies_in_every_worker_on_the_next_req
 
     after = until_every_worker_answered(workers_site, 100, 400)
     assert after == before
-    limit = next(c for c in fetch(workers_site.url, AGENTS_JSON)["capabilities"] if c["name"] == "search")
+    limit = next(c for c in fetch(AgentClient(workers_site.url), AGENTS_JSON)["capabilities"] if c["name"] == "search")
     assert limit["params"]["limit"]["description"] == "Results per page (1 to 50)"

@@ -1,14 +1,14 @@
-"""The human catalog pages, over real HTTP against the live server."""
+"""The human catalog pages, in process (in a browser: tests/browser/)."""
 import html
 import re
 
 import pytest
-import requests
 
 from catalog.demo import load_demo_catalog
 from catalog.models import Category, Product
+from tests.api_client import IN_PROCESS_URL
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 PAGE_SIZE = 12
 AGENTS_LINK = '<link rel="agents" href="/.well-known/agents.json">'
@@ -20,9 +20,9 @@ def demo_catalog():
 
 
 @pytest.fixture
-def get(live_server):
+def get(http):
     def fetch(path):
-        return requests.get(live_server.url + path, timeout=10)
+        return http.get(IN_PROCESS_URL + path, timeout=10)
 
     return fetch
 

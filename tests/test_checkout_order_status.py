@@ -1,17 +1,16 @@
-"""order.status over real HTTP: an agent sees whether its human completed the checkout."""
+"""order.status in process: an agent sees whether its human completed the checkout."""
 import importlib
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
-import requests
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 from django.utils import timezone
 
 from agents_protocol.models import Capability, CapabilityParam, ConfigRevision
 from cart.models import Order
-from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, assert_error, ok_data
 from tests.factories import make_product
 from tests.test_checkout_pages import Human, agent_checkout
 
@@ -20,15 +19,15 @@ migration = importlib.import_module("agents_protocol.migrations.0004_order_statu
 
 
 @pytest.fixture
-def mug(live_server):
+def mug(db):
     return make_product(public_id="speckled-mug", name="Speckled Mug", price=Decimal("24.00"), stock=10)
 
 
 @pytest.fixture
-def handed_off(live_server, mug):
+def handed_off(http, mug):
     """(the checkout data, the agent that made it, the human holding the link)."""
-    handoff, agent = agent_checkout(live_server.url, ("speckled-mug", 2))
-    human = Human(handoff["checkout_url"])
+    handoff, agent = agent_checkout(IN_PROCESS_URL, ("speckled-mug", 2), django_client=http.django_client)
+    human = Human(handoff["checkout_url"], http)
     human.open()
     return handoff, agent, human
 
@@ -110,15 +109,15 @@ def test_orders_are_listed_newest_first(handed_off):
     assert [order["subtotal"] for order in listed] == [24, 48]
 
 
-def test_a_session_without_orders_has_an_empty_list(live_server):
-    agent = AgentClient(live_server.url)
+def test_a_session_without_orders_has_an_empty_list(site_client):
+    agent = AgentClient(django_client=site_client)
     agent.start_session()
     assert ok_data(agent.get(STATUS)) == {"orders": []}
 
 
-def test_unknown_and_other_sessions_orders_are_404(handed_off, live_server):
+def test_unknown_and_other_sessions_orders_are_404(handed_off, site_client):
     handoff, _agent, _human = handed_off
-    stranger = AgentClient(live_server.url)
+    stranger = AgentClient(django_client=site_client)
     stranger.start_session()
 
     assert_error(stranger.get(STATUS, {"order_id": handoff["order_id"]}), 404, "unknown_order")
@@ -126,12 +125,12 @@ def test_unknown_and_other_sessions_orders_are_404(handed_off, live_server):
     assert ok_data(stranger.get(STATUS)) == {"orders": []}
 
 
-def test_order_status_needs_a_session(live_server):
-    assert_error(AgentClient(live_server.url).get(STATUS), 401, "session_required")
+def test_order_status_needs_a_session(site_client):
+    assert_error(AgentClient(django_client=site_client).get(STATUS), 401, "session_required")
 
 
-def test_agents_json_and_agents_txt_publish_it_after_checkout_in_no_flow(live_server):
-    document = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()
+def test_agents_json_and_agents_txt_publish_it_after_checkout_in_no_flow(http):
+    document = http.get(f"{IN_PROCESS_URL}/.well-known/agents.json", timeout=10).json()
     names = [capability["name"] for capability in document["capabilities"]]
     assert names[names.index("checkout") + 1] == "order.status"
     published = document["capabilities"][names.index("order.status")]
@@ -140,7 +139,7 @@ def test_agents_json_and_agents_txt_publish_it_after_checkout_in_no_flow(live_se
     assert published["params"]["order_id"]["required"] is False
     assert all("order.status" not in flow["steps"] for flow in document["flows"])
 
-    txt = requests.get(f"{live_server.url}/.well-known/agents.txt", timeout=10).text
+    txt = http.get(f"{IN_PROCESS_URL}/.well-known/agents.txt", timeout=10).text
     assert "Allow: checkout\nAllow: order.status\n" in txt
 
 

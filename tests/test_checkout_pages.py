@@ -1,5 +1,7 @@
-"""The human checkout pages over real HTTP: an agent checks out through the API, a person
-(here: requests, cookies and the form's CSRF token, no JavaScript) completes the order."""
+"""The human checkout pages in process: an agent checks out through the API, a person (here:
+requests, cookies and the form's CSRF token, no JavaScript) completes the order. Human and
+agent_checkout also speak real HTTP (tests/test_checkout_concurrency.py; a browser:
+tests/browser/)."""
 import re
 from datetime import timedelta
 from decimal import Decimal
@@ -11,7 +13,7 @@ from django.utils import timezone
 
 from cart.models import Cart, Order
 from catalog.models import Product
-from tests.api_client import API, AgentClient, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, ok_data
 from tests.factories import make_product
 
 TIMEOUT = 10
@@ -22,9 +24,11 @@ DETAILS = {"name": "Ada Lovelace", "email": "ada@example.com", "shipping_address
 class Human:
     """A person's browser: keeps cookies and the CSRF token of the last page it opened."""
 
-    def __init__(self, checkout_url):
+    def __init__(self, checkout_url, http=requests):
+        """`http`: requests, or tests/api_client.py's InProcessRequests."""
         self.url = checkout_url
-        self.http = requests.Session()
+        self.via = http
+        self.http = http.Session()
         self.csrf = None
 
     def open(self):
@@ -42,9 +46,10 @@ class Human:
         return self.post(**{**DETAILS, **details})
 
 
-def agent_checkout(base_url, *items):
-    """An agent session puts (item_id, quantity) pairs in its cart and checks out; returns the handoff."""
-    agent = AgentClient(base_url)
+def agent_checkout(base_url, *items, django_client=None):
+    """An agent session puts (item_id, quantity) pairs in its cart and checks out; returns the handoff
+    (at `base_url`, or in process with `django_client`)."""
+    agent = AgentClient(base_url, django_client=django_client)
     agent.start_session(agent_name="test-agent")
     for item_id, quantity in items:
         agent.add_to_cart(item_id, quantity)
@@ -52,19 +57,20 @@ def agent_checkout(base_url, *items):
 
 
 @pytest.fixture
-def mug(live_server):
+def mug(db):
     return make_product(public_id="speckled-mug", name="Speckled Mug", price=Decimal("24.00"), stock=10)
 
 
 @pytest.fixture
-def saucer(live_server):
+def saucer(db):
     return make_product(public_id="saucer", name="Saucer", price=Decimal("7.50"), stock=10)
 
 
 @pytest.fixture
-def human(live_server, mug, saucer):
-    handoff, _agent = agent_checkout(live_server.url, ("speckled-mug", 2), ("saucer", 1))
-    human = Human(handoff["checkout_url"])
+def human(http, mug, saucer):
+    handoff, _agent = agent_checkout(IN_PROCESS_URL, ("speckled-mug", 2), ("saucer", 1),
+                                     django_client=http.django_client)
+    human = Human(handoff["checkout_url"], http)
     assert human.open().status_code == 200
     return human
 
@@ -77,9 +83,10 @@ def the_order():
     return Order.objects.get()
 
 
-def test_the_page_shows_what_the_agent_prepared_and_a_labelled_form(live_server, mug, saucer):
-    handoff, _agent = agent_checkout(live_server.url, ("speckled-mug", 2), ("saucer", 1))
-    response = requests.get(handoff["checkout_url"], timeout=TIMEOUT)
+def test_the_page_shows_what_the_agent_prepared_and_a_labelled_form(http, mug, saucer):
+    handoff, _agent = agent_checkout(IN_PROCESS_URL, ("speckled-mug", 2), ("saucer", 1),
+                                     django_client=http.django_client)
+    response = http.get(handoff["checkout_url"], timeout=TIMEOUT)
 
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "text/html; charset=utf-8"
@@ -172,10 +179,10 @@ def test_the_decline_test_card_is_declined_and_another_card_can_retry(human, mug
     assert stock(mug) == 8
 
 
-def test_the_agent_holding_the_same_link_never_sees_what_the_human_typed(human, mug):
+def test_the_agent_holding_the_same_link_never_sees_what_the_human_typed(http, human, mug):
     """The agent gave the human this link and still holds it: the human's details come back only
     in the browser that typed them, before the order is paid and after."""
-    agent = requests.Session()
+    agent = http.Session()
     declined = human.confirm(name="Grace Hopper", card_number="4000 0000 0000 0002")
     assert declined.status_code == 402
     assert 'value="Grace Hopper"' in human.open().text
@@ -195,7 +202,7 @@ def test_the_agent_holding_the_same_link_never_sees_what_the_human_typed(human, 
 def test_an_agent_that_typed_on_the_form_itself_never_sees_the_details_the_human_confirmed_with(human):
     """The agent's browser tries the form first (refused), then the human confirms: the agent's
     session holds details of its own, which are not the order's, so it is shown none."""
-    agent = Human(human.url)
+    agent = Human(human.url, human.via)
     agent.open()
     declined = agent.confirm(name="Agent Smith", shipping_address="9 Matrix Way", card_number="4000 0000 0000 0002")
     assert declined.status_code == 402
@@ -282,8 +289,8 @@ def test_an_expired_link_explains_itself_with_410_and_changes_nothing(human, mug
     assert stock(mug) == 10
 
 
-def test_an_unknown_link_is_404(live_server, human):
-    response = requests.get(f"{live_server.url}/checkout/{'x' * 43}/", timeout=TIMEOUT)
+def test_an_unknown_link_is_404(http, human):
+    response = http.get(f"{IN_PROCESS_URL}/checkout/{'x' * 43}/", timeout=TIMEOUT)
     assert response.status_code == 404
     assert the_order().status == Order.Status.PENDING
 
@@ -341,9 +348,9 @@ def test_an_item_that_sold_out_can_be_removed(human, saucer):
     assert order.subtotal == Decimal("48.00")
 
 
-def test_a_sold_out_only_item_offers_no_remove_button_that_would_fail_only_cancelling(live_server, mug):
-    handoff, _agent = agent_checkout(live_server.url, ("speckled-mug", 1))
-    human = Human(handoff["checkout_url"])
+def test_a_sold_out_only_item_offers_no_remove_button_that_would_fail_only_cancelling(http, mug):
+    handoff, _agent = agent_checkout(IN_PROCESS_URL, ("speckled-mug", 1), django_client=http.django_client)
+    human = Human(handoff["checkout_url"], http)
     Product.objects.filter(pk=mug.pk).update(stock=0)
     page = human.open().text
     assert "Sold out, and it is the only item: the order can only be cancelled (below)." in page
@@ -369,8 +376,8 @@ def test_actions_refuse_other_methods(human):
     assert the_order().status == Order.Status.PENDING
 
 
-def test_the_frozen_cart_cannot_be_changed_through_the_api(live_server, mug):
-    handoff, agent = agent_checkout(live_server.url, ("speckled-mug", 2))
+def test_the_frozen_cart_cannot_be_changed_through_the_api(http, mug):
+    handoff, agent = agent_checkout(IN_PROCESS_URL, ("speckled-mug", 2), django_client=http.django_client)
     frozen = Cart.objects.get(status=Cart.Status.FROZEN)
 
     agent.add_to_cart("speckled-mug", 5)
@@ -380,5 +387,5 @@ def test_the_frozen_cart_cannot_be_changed_through_the_api(live_server, mug):
     assert frozen.lines.get().quantity == 2
     assert the_order().lines.get().quantity == 2
     assert Cart.objects.get(status=Cart.Status.OPEN).pk != frozen.pk
-    page = requests.get(handoff["checkout_url"], timeout=TIMEOUT)
+    page = http.get(handoff["checkout_url"], timeout=TIMEOUT)
     assert "48.00 USD" in page.text

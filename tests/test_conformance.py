@@ -3,8 +3,10 @@
 The documents are the protocol's own spec texts, from two branches of its public repository
 that disagree in places (tests/reference/protocol-spec/: agents-protocol/ and review-repo/,
 each with agents-txt.md, agents-json.md, interaction-api.md, session.md and audit.md). Each test
-replays one assertion against a live server (pytest-django's live_server, real HTTP through
-requests) and quotes, in its docstring, the sentence it comes from, as a paragraph of its own:
+replays one assertion against the site, in process (requests' API answered by Django's test client:
+tests/api_client.py's InProcessRequests; the documents' wire over a socket is tested in
+tests/test_http_edges.py and tests/test_interop_*.py), and quotes, in its docstring, the sentence
+it comes from, as a paragraph of its own:
 
     <file>.md (<agents-protocol | review-repo | both branches>): "<the words, verbatim>"
 
@@ -23,7 +25,7 @@ docstring is an entry of docs/api.md and every entry there is asserted by a test
 
 Fast: no real waiting. Session deadlines are moved in the database (as tests/test_api_sessions.py
 does) and django-ratelimit's clock is frozen and moved by hand (as tests/test_limits_api.py does;
-the live server runs in this process). Every live-server test starts from an empty database, so
+the site answers in this process). Each test runs in a transaction rolled back after it, so
 sessions cannot be shared between tests; each test opens only the sessions it needs.
 """
 import base64
@@ -57,7 +59,7 @@ from agents_protocol.models import (
     RateLimitConfig,
     SessionConfig,
 )
-from tests.api_client import API, SESSION_PATH, TIMEOUT, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, SESSION_PATH, TIMEOUT, Site, assert_error, ok_data
 from tests.factories import make_product
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,11 +83,11 @@ def signing_key_file(settings, tmp_path):
 
 
 @pytest.fixture
-def site(live_server):
-    """The live server's URL, with two products for sale."""
+def site(http):
+    """The site in process, with two products for sale."""
     make_product(public_id=MUG, slug=MUG, name="Conformance Mug", stock=10)
     make_product(public_id=BOWL, slug=BOWL, name="Conformance Bowl", stock=10)
-    return live_server.url
+    return Site(IN_PROCESS_URL, http)
 
 
 @pytest.fixture
@@ -105,11 +107,11 @@ def send(site, method, path, token=None, params=None, headers=None, **kwargs):
     headers = {**(bearer(token) if token else {}), **(headers or {})}
     if params is not None:
         kwargs["params" if method == "GET" else "json"] = params
-    return requests.request(method, site + path, headers=headers, timeout=TIMEOUT, allow_redirects=False, **kwargs)
+    return site.http.request(method, site + path, headers=headers, timeout=TIMEOUT, allow_redirects=False, **kwargs)
 
 
 def new_session(site, **agent):
-    return ok_data(requests.post(site + SESSION_PATH, json=agent or None, timeout=TIMEOUT), 201)
+    return ok_data(site.http.post(site + SESSION_PATH, json=agent or None, timeout=TIMEOUT), 201)
 
 
 def end_session(site, token):
@@ -117,13 +119,13 @@ def end_session(site, token):
 
 
 def agents_json(site):
-    return requests.get(site + AGENTS_JSON, timeout=TIMEOUT).json()
+    return site.http.get(site + AGENTS_JSON, timeout=TIMEOUT).json()
 
 
 def agents_txt_fields(site):
     """[(key, value)] of agents.txt, read as both branches' minimal parser does."""
     fields = []
-    for line in requests.get(site + AGENTS_TXT, timeout=TIMEOUT).text.splitlines():
+    for line in site.http.get(site + AGENTS_TXT, timeout=TIMEOUT).text.splitlines():
         if line.strip() and not line.startswith("#"):
             key, value = line.split(":", 1)
             fields.append((key.strip(), value.strip()))
@@ -215,7 +217,7 @@ def trail(site):
     document = agents_json(site)
     live = send(site, "GET", audit_path(document, session["session_id"]), token)
     ended = end_session(site, token)
-    fetched = requests.get(ended["audit_url"], headers=bearer(token), timeout=TIMEOUT)
+    fetched = site.http.get(ended["audit_url"], headers=bearer(token), timeout=TIMEOUT)
     return SimpleNamespace(session=session, token=token, calls=calls, answers=answers, live=live, ended=ended,
                            fetched=fetched, artifact=ok_data(fetched), document=document)
 
@@ -227,7 +229,7 @@ def test_agents_txt_is_served_at_its_well_known_path(site):
 
     agents-txt.md (both branches): "Every participating site serves this file at:" … "https://<domain>/.well-known/agents.txt"
     """
-    response = requests.get(site + AGENTS_TXT, timeout=TIMEOUT)
+    response = site.http.get(site + AGENTS_TXT, timeout=TIMEOUT)
     assert response.status_code == 200
     assert response.text.startswith("# agents.txt")
 
@@ -237,7 +239,7 @@ def test_agents_txt_is_plain_text_in_utf8(site):
 
     agents-txt.md (both branches): "The file MUST be served with `Content-Type: text/plain; charset=utf-8`."
     """
-    assert requests.get(site + AGENTS_TXT, timeout=TIMEOUT).headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert site.http.get(site + AGENTS_TXT, timeout=TIMEOUT).headers["Content-Type"] == "text/plain; charset=utf-8"
 
 
 def test_agents_txt_lines_are_fields_comments_or_blank(site):
@@ -245,7 +247,7 @@ def test_agents_txt_lines_are_fields_comments_or_blank(site):
 
     agents-txt.md (both branches): "1. Each line is either a **field**, a **comment**, or **blank**. 2. Fields use the format `Key: Value`."
     """
-    text = requests.get(site + AGENTS_TXT, timeout=TIMEOUT).text
+    text = site.http.get(site + AGENTS_TXT, timeout=TIMEOUT).text
     for line in text.splitlines():
         assert not line.strip() or line.startswith("#") or re.fullmatch(r"[A-Za-z][A-Za-z-]*: \S.*", line), line
 
@@ -284,7 +286,7 @@ def test_agents_txt_points_at_agents_json(site):
     fields = agents_txt_fields(site)
     url = txt_value(fields, "Agents-JSON")
     assert url == txt_value(fields, "URL") + AGENTS_JSON
-    assert requests.get(url, timeout=TIMEOUT).status_code == 200
+    assert site.http.get(url, timeout=TIMEOUT).status_code == 200
 
 
 def test_agents_txt_rate_limit_is_a_number_per_minute(site):
@@ -357,7 +359,7 @@ def test_agents_json_is_served_at_its_well_known_path(site):
 
     agents-txt.md (both branches): "However, any site that supports sessions or audit MUST also serve `agents.json`."
     """
-    response = requests.get(site + AGENTS_JSON, timeout=TIMEOUT)
+    response = site.http.get(site + AGENTS_JSON, timeout=TIMEOUT)
     assert response.status_code == 200
     assert response.json()["session"] and response.json()["audit"]["enabled"] is True
 
@@ -367,7 +369,7 @@ def test_agents_json_is_json_in_utf8(site):
 
     agents-json.md (both branches): "The file MUST be served with `Content-Type: application/json; charset=utf-8`."
     """
-    assert requests.get(site + AGENTS_JSON, timeout=TIMEOUT).headers["Content-Type"] == JSON_UTF8
+    assert site.http.get(site + AGENTS_JSON, timeout=TIMEOUT).headers["Content-Type"] == JSON_UTF8
 
 
 def test_agents_json_validates_against_the_canonical_schema(site):
@@ -476,9 +478,9 @@ def test_session_create_and_delete_are_the_urls_that_create_and_end_sessions(sit
     agents-json.md (agents-protocol): "| `create` | string | Yes | URL path to create a session (POST). | | `delete` | string | No | URL path to end a session (DELETE). Defaults to the `create` URL. |"
     """
     declared = agents_json(site)["session"]
-    created = ok_data(requests.post(site + declared["create"], timeout=TIMEOUT), 201)
-    ended = ok_data(requests.delete(site + declared["delete"], headers=bearer(created["session_token"]),
-                                    timeout=TIMEOUT))
+    created = ok_data(site.http.post(site + declared["create"], timeout=TIMEOUT), 201)
+    ended = ok_data(site.http.delete(site + declared["delete"], headers=bearer(created["session_token"]),
+                                     timeout=TIMEOUT))
     assert ended["ended"] is True
 
 
@@ -647,7 +649,7 @@ def answers_of_every_kind(site):
     live_session = new_session(site)
     answers = [
         ("200 search", send(site, "GET", f"{API}/search", params={"q": "mug"})),
-        ("201 session", requests.post(site + SESSION_PATH, timeout=TIMEOUT)),
+        ("201 session", site.http.post(site + SESSION_PATH, timeout=TIMEOUT)),
         ("200 cart.add", send(site, "POST", f"{API}/cart/add", token, {"item_id": MUG, "quantity": 1})),
         ("400 invalid_params", send(site, "GET", f"{API}/search")),
         ("400 invalid_json", send(site, "POST", f"{API}/contact", data="{not json",
@@ -706,7 +708,7 @@ def test_a_preflight_answer_claims_no_other_content_type(site):
 
     interaction-api.md (both branches): "| `Content-Type` | Always `application/json; charset=utf-8`. |"
     """
-    response = requests.options(site + f"{API}/cart/add", headers={
+    response = site.http.options(site + f"{API}/cart/add", headers={
         "Origin": "https://agent.example", "Access-Control-Request-Method": "POST"}, timeout=TIMEOUT)
     assert response.status_code == 204
     assert response.headers.get("Content-Type", JSON_UTF8) == JSON_UTF8
@@ -737,7 +739,7 @@ def test_every_response_links_agents_json(site, method, path, status):
     Deliberate difference (docs/api.md: "Additions"): the link also says `type="application/json"`.
     """
     response = send(site, method, path, headers={"Origin": "https://agent.example",
-                                                  "Access-Control-Request-Method": "POST"})
+                                                 "Access-Control-Request-Method": "POST"})
     assert response.status_code == status
     assert [link["url"] for link in agents_links(response)] == [AGENTS_JSON]
 
@@ -769,7 +771,7 @@ def test_a_preflight_is_204_with_the_cors_headers(site):
     the path asked about (and OPTIONS), not always `GET, POST, PUT, PATCH, DELETE, OPTIONS`; the
     Allow-Methods and Allow-Headers fields come on the preflight, where browsers read them.
     """
-    response = requests.options(site + f"{API}/cart/add", headers={
+    response = site.http.options(site + f"{API}/cart/add", headers={
         "Origin": "https://agent.example", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "authorization, content-type"}, timeout=TIMEOUT)
     assert response.status_code == 204 and response.content == b""
@@ -810,7 +812,7 @@ def test_session_create_answers_201_created(site):
     Deliberate difference (docs/api.md: "Session create status"): the review-repo branch answers
     200; the profile answers 201, as the agents-protocol branch does.
     """
-    assert requests.post(site + SESSION_PATH, timeout=TIMEOUT).status_code == 201
+    assert site.http.post(site + SESSION_PATH, timeout=TIMEOUT).status_code == 201
 
 
 def test_cart_add_answers_200(site):
@@ -1131,7 +1133,7 @@ def test_a_bare_post_creates_a_session(site):
 
     session.md (both branches): "All fields are optional. A bare `POST` with an empty body is valid."
     """
-    response = requests.post(site + SESSION_PATH, timeout=TIMEOUT)
+    response = site.http.post(site + SESSION_PATH, timeout=TIMEOUT)
     assert ok_data(response, 201)["session_token"]
 
 
@@ -1318,7 +1320,7 @@ def test_delete_names_the_audit_artifact_url_when_audit_is_on(site):
     assert set(ended) == {"ended", "session_id", "ended_at", "audit_url"}
     assert ended["audit_url"] == f"{site}{API}/audit/{data['session_id']}"
     assert parse_time(ended["ended_at"]) <= timezone.now()
-    assert requests.get(ended["audit_url"], headers=bearer(data["session_token"]), timeout=TIMEOUT).ok
+    assert site.http.get(ended["audit_url"], headers=bearer(data["session_token"]), timeout=TIMEOUT).ok
     turn_audit_off()
     assert end_session(site, new_session(site)["session_token"])["audit_url"] is None
 
@@ -1359,7 +1361,7 @@ def test_max_sessions_allows_that_many_and_answers_429_beyond(site):
     assert agents_json(site)["rate_limit"]["max_sessions"] == 2
     first = new_session(site)["session_token"]
     expire_in(new_session(site)["session_id"], 300)  # opened last, expires first
-    refused = requests.post(site + SESSION_PATH, timeout=TIMEOUT)
+    refused = site.http.post(site + SESSION_PATH, timeout=TIMEOUT)
     assert_error(refused, 429, "too_many_sessions")
     assert 290 <= int(refused.headers["Retry-After"]) <= 300
     end_session(site, first)

@@ -1,5 +1,5 @@
-"""`manage.py demo_reset` after a day on the public demo: agents walked into every scenario over
-HTTP, a human bought the last piece, staff edited products and the agents configuration. The
+"""`manage.py demo_reset` after a day on the public demo: agents walked into every scenario (in
+process), a human bought the last piece, staff edited products and the agents configuration. The
 reset puts every demo product and test piece back as shipped, leaves staff's own products and
 configuration alone, and a second run changes nothing."""
 from io import StringIO
@@ -23,14 +23,15 @@ def catalog_state():
 
 
 @pytest.fixture
-def demo(live_server):
+def demo(http):
+    """The demo as shipped, in process; returns `http` to reach it."""
     call_command("demo_reset", stdout=StringIO())
-    return live_server.url
+    return http
 
 
-def a_day_on_the_demo(base_url):
+def a_day_on_the_demo(http):
     """Agents walk into the scenarios that change shared state; a human buys the last vase."""
-    browser, buyer = AgentClient(base_url), AgentClient(base_url)
+    browser, buyer = AgentClient(django_client=http.django_client), AgentClient(django_client=http.django_client)
     browser.start_session(agent_name="day-on-the-demo")
     for item_id in (scenarios.PRICE_CHANGE, scenarios.DISCONTINUED):
         ok_data(browser.post(f"{API}/cart/add", {"item_id": item_id, "quantity": 1}))
@@ -38,7 +39,7 @@ def a_day_on_the_demo(base_url):
     for item_id in (scenarios.LAST_ONE, "mug-celadon"):
         ok_data(buyer.post(f"{API}/cart/add", {"item_id": item_id, "quantity": 1}))
     handoff = ok_data(buyer.post(f"{API}/checkout"))
-    human = Human(handoff["checkout_url"])
+    human = Human(handoff["checkout_url"], http)
     human.open()
     assert "your order is confirmed" in human.confirm().text
 

@@ -1,9 +1,8 @@
-"""agents.txt and agents.json over real HTTP: content, agreement, caching, freshness."""
+"""agents.txt and agents.json in process: content, agreement, caching, freshness."""
 import json
 from pathlib import Path
 
 import pytest
-import requests
 from jsonschema import Draft7Validator, FormatChecker
 
 from agents_protocol.models import (
@@ -14,6 +13,7 @@ from agents_protocol.models import (
     SessionConfig,
     SiteProfile,
 )
+from tests.api_client import IN_PROCESS_URL
 
 PROJECT_SCHEMA = Path(__file__).resolve().parents[1] / "agents_protocol" / "schemas" / "agents.schema.json"
 
@@ -38,14 +38,14 @@ def parse_agents_txt(text):
     return fields, allow, flows
 
 
-def fetch(live_server, name, **headers):
-    return requests.get(f"{live_server.url}/.well-known/{name}", headers=headers, timeout=10)
+def fetch(http, name, **headers):
+    return http.get(f"{IN_PROCESS_URL}/.well-known/{name}", headers=headers, timeout=10)
 
 
 @pytest.fixture
-def documents(live_server):
-    txt = fetch(live_server, "agents.txt")
-    js = fetch(live_server, "agents.json")
+def documents(http):
+    txt = fetch(http, "agents.txt")
+    js = fetch(http, "agents.json")
     return txt, js
 
 
@@ -90,15 +90,15 @@ def test_default_config_declares_seed_001_capabilities_order_status_and_purchase
     assert checkout["requires_session"] is True and checkout["human_handoff"] is True
 
 
-def test_agents_txt_round_trips_and_agrees_with_agents_json(documents, live_server):
+def test_agents_txt_round_trips_and_agrees_with_agents_json(documents):
     txt, js = documents
     fields, allow, flows = parse_agents_txt(txt.text)
     document = js.json()
     assert fields["site"] == document["site"]["name"]
-    assert fields["url"] == document["site"]["url"] == live_server.url
+    assert fields["url"] == document["site"]["url"] == IN_PROCESS_URL
     assert fields["description"] == document["site"]["description"]
     assert fields["contact"] == document["site"]["contact"]
-    assert fields["agents-json"] == f"{live_server.url}/.well-known/agents.json"
+    assert fields["agents-json"] == f"{IN_PROCESS_URL}/.well-known/agents.json"
     assert allow == [c["name"] for c in document["capabilities"]]
     assert flows == document["flows"]
     assert fields["rate-limit"] == f"{document['rate_limit']['requests_per_minute']}/minute"
@@ -106,8 +106,8 @@ def test_agents_txt_round_trips_and_agrees_with_agents_json(documents, live_serv
     assert fields["audit"] == str(document["audit"]["enabled"]).lower()
 
 
-def test_every_change_is_served_at_once_and_disabled_capabilities_disappear(live_server):
-    before = fetch(live_server, "agents.json")
+def test_every_change_is_served_at_once_and_disabled_capabilities_disappear(http):
+    before = fetch(http, "agents.json")
     contact = Capability.objects.get(name="contact")
     contact.enabled = False
     contact.save()
@@ -118,8 +118,8 @@ def test_every_change_is_served_at_once_and_disabled_capabilities_disappear(live
     session.ttl_seconds = 600
     session.save()
 
-    after = fetch(live_server, "agents.json")
-    fields, allow, _ = parse_agents_txt(fetch(live_server, "agents.txt").text)
+    after = fetch(http, "agents.json")
+    fields, allow, _ = parse_agents_txt(fetch(http, "agents.txt").text)
     assert after.headers["ETag"] != before.headers["ETag"]
     assert "contact" not in [c["name"] for c in after.json()["capabilities"]]
     assert "contact" not in allow and "search" in allow
@@ -128,49 +128,49 @@ def test_every_change_is_served_at_once_and_disabled_capabilities_disappear(live
     assert fields["session-ttl"] == "600s" and after.json()["session"]["ttl_seconds"] == 600
 
 
-def test_flow_changes_show_in_both_documents(live_server):
+def test_flow_changes_show_in_both_documents(http):
     flow = Flow.objects.create(name="browse-only", description="Look around")
     for position, name in enumerate(["browse", "detail"]):
         FlowStep.objects.create(flow=flow, capability=Capability.objects.get(name=name), position=position)
-    _, _, flows = parse_agents_txt(fetch(live_server, "agents.txt").text)
-    assert flows == fetch(live_server, "agents.json").json()["flows"]
+    _, _, flows = parse_agents_txt(fetch(http, "agents.txt").text)
+    assert flows == fetch(http, "agents.json").json()["flows"]
     assert {"name": "browse-only", "description": "Look around", "steps": ["browse", "detail"]} in flows
 
 
-def test_canonical_url_overrides_the_request_origin(live_server):
+def test_canonical_url_overrides_the_request_origin(http):
     site = SiteProfile.load()
     site.url = "https://acmeceramics.example.com"
     site.save()
-    fields, _, _ = parse_agents_txt(fetch(live_server, "agents.txt").text)
+    fields, _, _ = parse_agents_txt(fetch(http, "agents.txt").text)
     assert fields["agents-json"] == "https://acmeceramics.example.com/.well-known/agents.json"
-    assert fetch(live_server, "agents.json").json()["site"]["url"] == "https://acmeceramics.example.com"
+    assert fetch(http, "agents.json").json()["site"]["url"] == "https://acmeceramics.example.com"
 
 
 @pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
-def test_etag_and_conditional_get(live_server, name):
-    first = fetch(live_server, name)
+def test_etag_and_conditional_get(http, name):
+    first = fetch(http, name)
     etag = first.headers["ETag"]
     assert etag.startswith('"') and etag.endswith('"')
     assert "max-age=" in first.headers["Cache-Control"]
     assert first.headers["Access-Control-Allow-Origin"] == "*"
 
-    cached = fetch(live_server, name, **{"If-None-Match": etag})
+    cached = fetch(http, name, **{"If-None-Match": etag})
     assert cached.status_code == 304 and cached.content == b""
     assert cached.headers["ETag"] == etag
 
-    other = fetch(live_server, name, **{"If-None-Match": '"something-else"'})
+    other = fetch(http, name, **{"If-None-Match": '"something-else"'})
     assert other.status_code == 200 and other.content == first.content
 
     limits = RateLimitConfig.load()
     limits.requests_per_minute = 99
     limits.save()
-    changed = fetch(live_server, name, **{"If-None-Match": etag})
+    changed = fetch(http, name, **{"If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
 
 
 @pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
-def test_documents_refuse_writes_with_a_405_envelope(live_server, name):
-    response = requests.post(f"{live_server.url}/.well-known/{name}", timeout=10)
+def test_documents_refuse_writes_with_a_405_envelope(http, name):
+    response = http.post(f"{IN_PROCESS_URL}/.well-known/{name}", timeout=10)
     assert response.status_code == 405
     assert response.headers["Allow"] == "GET, HEAD, OPTIONS"
     assert response.json() == {"ok": False, "error": "This document is read-only; use GET.",
@@ -178,9 +178,9 @@ def test_documents_refuse_writes_with_a_405_envelope(live_server, name):
 
 
 @pytest.mark.parametrize("name", ["agents.json", "agents.txt"])
-def test_documents_answer_cors_preflight(live_server, name):
-    response = requests.options(
-        f"{live_server.url}/.well-known/{name}",
+def test_documents_answer_cors_preflight(http, name):
+    response = http.options(
+        f"{IN_PROCESS_URL}/.well-known/{name}",
         headers={"Origin": "https://agent.example", "Access-Control-Request-Method": "GET"},
         timeout=10,
     )
@@ -189,8 +189,8 @@ def test_documents_answer_cors_preflight(live_server, name):
     assert "GET" in response.headers["Access-Control-Allow-Methods"]
 
 
-def test_storefront_html_advertises_agents_json(live_server):
-    response = requests.get(f"{live_server.url}/", timeout=10)
+def test_storefront_html_advertises_agents_json(http):
+    response = http.get(f"{IN_PROCESS_URL}/", timeout=10)
     assert response.status_code == 200
     assert 'rel="agents"' in response.headers["Link"]
     assert "</.well-known/agents.json>" in response.headers["Link"]

@@ -1,9 +1,9 @@
 """Every answer of the site carries `Link: </.well-known/agents.json>; rel="agents"`, exactly once.
 
 The protocol's interaction API lists the header as "present on every response for discovery".
-Over real HTTP: a live server for pages, the agent API, A2A and PactSpec, documents, errors and
-redirects; a production gunicorn instance for what only a real server does (WhiteNoise's static
-files, SecurityMiddleware's HTTPS redirect, /healthz as a probe gets it).
+In process for pages, the agent API, A2A and PactSpec, documents, errors and redirects; over real
+HTTP, a production gunicorn instance for what only a real server does (WhiteNoise's static files,
+SecurityMiddleware's HTTPS redirect, /healthz as a probe gets it).
 """
 import json
 import secrets
@@ -16,7 +16,7 @@ from django.http import HttpResponse
 from requests.utils import parse_header_links
 
 from agents_protocol.http.discovery_link import AGENTS_LINK, add_agents_link
-from tests.api_client import API, SESSION_PATH
+from tests.api_client import API, IN_PROCESS_URL, SESSION_PATH
 from tests.factories import make_product
 from tests.servers import ROOT, migrate, serve_site, site_env
 from tests.transports import TIMEOUT, TRANSPORTS
@@ -37,14 +37,17 @@ def assert_one_agents_link(response):
         response.status_code, response.raw.headers.getlist("Link"))
 
 
-def fetch(base_url, method, path, **kwargs):
-    return requests.request(method, base_url + path, allow_redirects=False, timeout=TIMEOUT, **kwargs)
+def fetch(site, method, path, **kwargs):
+    """`site`: a running server's base URL, or tests/api_client.py's InProcessRequests."""
+    http, base_url = (requests, site) if isinstance(site, str) else (site, IN_PROCESS_URL)
+    return http.request(method, base_url + path, allow_redirects=False, timeout=TIMEOUT, **kwargs)
 
 
 @pytest.fixture
-def site(live_server):
+def site(http):
+    """A product for sale; returns `http`, which reaches the site in process."""
     make_product(public_id="mug", slug="mug", stock=5)
-    return live_server.url
+    return http
 
 
 @pytest.mark.parametrize("method, path, status", [
@@ -82,7 +85,7 @@ def test_a_not_modified_document_carries_it_too(site):
 
 @pytest.mark.parametrize("name", list(TRANSPORTS))
 def test_a2a_and_pactspec_answers_carry_it(site, name):
-    transport = TRANSPORTS[name](site)
+    transport = TRANSPORTS[name](site.django_client)
     for outcome in (transport.call("search", {"q": "mug"}), transport.call("cart.view")):
         fields = [value for key, value in outcome.headers.items() if key.lower() == "link"]
         links = [link for field in fields for link in parse_header_links(field) if link.get("rel") == "agents"]

@@ -1,4 +1,4 @@
-"""Checkouts that become the shop's orders later (agents_protocol/core/handoffs.py), over HTTP.
+"""Checkouts that become the shop's orders later (agents_protocol/core/handoffs.py), in process.
 
 The shop here creates its orders only when the human pays, as django-oscar does: its
 checkout hands off a basket reference, and it tells the app which order the handoff became
@@ -52,8 +52,8 @@ def order_status(agent, order_id=None):
     return ok_data(agent.get(f"{API}/order/status", {"order_id": order_id} if order_id else None))
 
 
-def test_the_agent_keeps_its_order_id_and_sees_the_real_order_once_resolved(live_server, pay_later_shop):
-    agent = AgentClient(live_server.url)
+def test_the_agent_keeps_its_order_id_and_sees_the_real_order_once_resolved(site_client, pay_later_shop):
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     handed = ok_data(agent.post(f"{API}/checkout"))
     order_id = handed["order_id"]
@@ -72,11 +72,11 @@ def test_the_agent_keeps_its_order_id_and_sees_the_real_order_once_resolved(live
     assert order_status(agent) == {"orders": [confirmed]}
 
 
-def test_a_basket_merged_at_login_resolves_by_the_reference_the_shop_kept(live_server, pay_later_shop):
+def test_a_basket_merged_at_login_resolves_by_the_reference_the_shop_kept(site_client, pay_later_shop):
     """The human logs in and the shop merges the agent's basket into their own, so the order comes
     from another basket; the shop resolves by the reference kept in the human's session. Two
     checkouts of one agent merged into one order both answer from it."""
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     first, second = (ok_data(agent.post(f"{API}/checkout"))["order_id"] for _ in range(2))
     references = [CheckoutHandoff.objects.get(order_id=order_id).reference for order_id in (first, second)]
@@ -86,8 +86,8 @@ def test_a_basket_merged_at_login_resolves_by_the_reference_the_shop_kept(live_s
         assert order_status(agent, order_id) == {"order_id": order_id, "order_number": "100077", "status": "confirmed"}
 
 
-def test_a_resolved_handoff_keeps_its_first_order_and_unknown_references_resolve_nothing(live_server, pay_later_shop):
-    agent = AgentClient(live_server.url)
+def test_a_resolved_handoff_keeps_its_first_order_and_unknown_references_resolve_nothing(site_client, pay_later_shop):
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     order_id = ok_data(agent.post(f"{API}/checkout"))["order_id"]
     reference = CheckoutHandoff.objects.get(order_id=order_id).reference
@@ -97,8 +97,8 @@ def test_a_resolved_handoff_keeps_its_first_order_and_unknown_references_resolve
     assert order_status(agent, order_id)["order_number"] == "100001"
 
 
-def test_another_session_never_sees_the_handoff(live_server, pay_later_shop):
-    agent, stranger = AgentClient(live_server.url), AgentClient(live_server.url)
+def test_another_session_never_sees_the_handoff(site_client, pay_later_shop):
+    agent, stranger = AgentClient(django_client=site_client), AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     stranger.start_session(agent_name="stranger")
     order_id = ok_data(agent.post(f"{API}/checkout"))["order_id"]
@@ -107,8 +107,8 @@ def test_another_session_never_sees_the_handoff(live_server, pay_later_shop):
     assert_error(stranger.get(f"{API}/order/status", {"order_id": "100050"}), 404, "unknown_order")
 
 
-def test_an_unresolved_handoff_past_its_expiry_is_expired(live_server, pay_later_shop):
-    agent = AgentClient(live_server.url)
+def test_an_unresolved_handoff_past_its_expiry_is_expired(site_client, pay_later_shop):
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     order_id = ok_data(agent.post(f"{API}/checkout"))["order_id"]
     CheckoutHandoff.objects.filter(order_id=order_id).update(expires_at=timezone.now() - timedelta(seconds=1))

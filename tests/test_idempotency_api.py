@@ -1,4 +1,4 @@
-"""Idempotency-Key on the agent API's POST calls, over real HTTP (live_server).
+"""Idempotency-Key on the agent API's POST calls, in process.
 
 Same key and body → the stored answer again with `Idempotent-Replayed: true`; another body →
 422; in flight → 409 with Retry-After; kept 24 hours; 5xx and retry-me answers never stored;
@@ -7,7 +7,6 @@ keys scoped per session, or per client address without one.
 from datetime import timedelta
 
 import pytest
-import requests
 from django.core import mail
 from django.core.management import call_command
 from django.utils import timezone
@@ -25,7 +24,7 @@ from agents_protocol.models import (
     IdempotencyRecord,
 )
 from cart.models import CartLine, Order
-from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, SESSION_PATH, AgentClient, assert_error, ok_data
 from tests.factories import make_product
 
 ADD = f"{API}/cart/add"
@@ -33,9 +32,9 @@ CONTACT = {"name": "Ada", "email": "ada@example.com", "message": "Do you ship to
 
 
 @pytest.fixture
-def agent(live_server):
+def agent(site_client):
     make_product(public_id="mug", stock=50)
-    client = AgentClient(live_server.url)
+    client = AgentClient(django_client=site_client)
     client.start_session(agent_name="idempotency-test")
     return client
 
@@ -202,11 +201,11 @@ def test_a_429_is_not_stored_under_its_key_the_same_key_runs_again(agent, monkey
     assert list(IdempotencyRecord.objects.values_list("response_status", flat=True)) == [200]
 
 
-def test_session_create_ignores_the_key_so_no_other_client_can_get_its_token(live_server):
+def test_session_create_ignores_the_key_so_no_other_client_can_get_its_token(site_client):
     """Two agents behind one address (a NAT, a cloud's egress) sending the same body with the same
     key (derived from the request, as some clients make them) get two sessions, not one token."""
-    first = AgentClient(live_server.url).post(SESSION_PATH, {"agent_name": "retrying"}, headers=keyed("create-once"))
-    again = AgentClient(live_server.url).post(SESSION_PATH, {"agent_name": "retrying"}, headers=keyed("create-once"))
+    first, again = (AgentClient(django_client=site_client).post(SESSION_PATH, {"agent_name": "retrying"},
+                                                                headers=keyed("create-once")) for _agent in range(2))
 
     assert first.status_code == again.status_code == 201 and not replayed(again)
     assert again.json()["data"]["session_token"] != first.json()["data"]["session_token"]
@@ -223,17 +222,17 @@ def test_a_replayed_checkout_gives_back_the_same_link_and_one_order(agent):
     assert first["checkout_url"].rsplit("/", 2)[-2] not in str(list(IdempotencyRecord.objects.values()))
 
 
-def test_a_sessionless_contact_is_sent_once_per_key_and_address(live_server):
-    anonymous = AgentClient(live_server.url)
+def test_a_sessionless_contact_is_sent_once_per_key_and_address(site_client):
+    anonymous = AgentClient(django_client=site_client)
     for _attempt in range(3):
         ok_data(anonymous.post(f"{API}/contact", CONTACT, headers=keyed("contact-1")))
     assert ContactMessage.objects.count() == 1
     assert len(mail.outbox) == 1
 
 
-def test_keys_are_scoped_per_session_one_agent_cannot_replay_anothers(agent, live_server):
+def test_keys_are_scoped_per_session_one_agent_cannot_replay_anothers(agent, site_client):
     ok_data(agent.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("shared-key")))
-    other = AgentClient(live_server.url)
+    other = AgentClient(django_client=site_client)
     other.start_session()
 
     response = other.post(ADD, {"item_id": "mug", "quantity": 2}, headers=keyed("shared-key"))
@@ -242,20 +241,20 @@ def test_keys_are_scoped_per_session_one_agent_cannot_replay_anothers(agent, liv
     assert sorted(CartLine.objects.values_list("quantity", flat=True)) == [2, 2]
 
 
-def test_sessionless_keys_are_scoped_per_client_address(live_server, settings):
+def test_sessionless_keys_are_scoped_per_client_address(http, settings):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "TRUSTED_PROXY_COUNT": 1}
     for address in ("198.51.100.1", "198.51.100.2"):
-        response = requests.post(f"{live_server.url}{API}/contact", json=CONTACT, timeout=10,
-                                 headers={**keyed("same-key"), "X-Forwarded-For": address})
+        response = http.post(f"{IN_PROCESS_URL}{API}/contact", json=CONTACT, timeout=10,
+                             headers={**keyed("same-key"), "X-Forwarded-For": address})
         assert ok_data(response)["received"] is True and not replayed(response)
     assert ContactMessage.objects.count() == 2
 
 
 @pytest.mark.parametrize("key", ["", "x" * 256, "has space", "caf\u00e9"])
 def test_a_malformed_key_is_400_and_nothing_runs(agent, key):
-    response = requests.post(f"{agent.base_url}{ADD}", json={"item_id": "mug"}, timeout=10,
-                             headers={"Authorization": f"Bearer {agent.token}",
-                                      "Idempotency-Key": key.encode("utf-8")})
+    response = agent.http.post(f"{agent.base_url}{ADD}", json={"item_id": "mug"}, timeout=10,
+                               headers={"Authorization": f"Bearer {agent.token}",
+                                        "Idempotency-Key": key.encode("utf-8")})
     assert_error(response, 400, "invalid_idempotency_key")
     assert not CartLine.objects.exists()
 

@@ -1,4 +1,4 @@
-"""The session inspector over real HTTP (live_server): inspect_url on every transport that creates
+"""The session inspector, in process: inspect_url on every transport that creates
 sessions, its JSON (calls, hints, headroom, cart, orders), the sealed artifact, and what it never
 shows: the token, sensitive parameters in clear, another session, anything for a wrong secret."""
 import hashlib
@@ -8,7 +8,6 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 import pytest
-import requests
 from django.db import OperationalError
 from django.utils import timezone
 
@@ -16,7 +15,7 @@ from acme.agents import AcmeProvider
 from agents_protocol.audit import verify
 from agents_protocol.inspector import state as inspector_state
 from agents_protocol.models import AgentSession, AuditEvent, RateLimitConfig
-from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, assert_error, ok_data
 from tests.factories import make_product
 from tests.test_interop_mcp import initialize_message, post, rpc
 
@@ -28,24 +27,25 @@ pytestmark = pytest.mark.usefixtures("key_file")  # a signing key of its own: te
 
 
 @pytest.fixture
-def shop(live_server):
+def shop(http):
+    """A product for sale; returns `http`, which reaches the site in process."""
     make_product(public_id="mug", slug="mug", name="Celadon mug", stock=10)
-    return live_server.url
+    return http
 
 
-def start(shop, **agent):
-    client = AgentClient(shop)
+def start(http, **agent):
+    client = AgentClient(django_client=http.django_client)
     created = client.start_session(**(agent or {"agent_name": "inspected", "agent_version": "0.1"}))
     return client, created
 
 
-def state(inspect_url, after=None):
+def state(http, inspect_url, after=None):
     params = {} if after is None else {"after": after}
-    return requests.get(f"{inspect_url}/state", params=params, timeout=TIMEOUT)
+    return http.get(f"{inspect_url}/state", params=params, timeout=TIMEOUT)
 
 
-def state_data(inspect_url, after=None):
-    return ok_data(state(inspect_url, after))
+def state_data(http, inspect_url, after=None):
+    return ok_data(state(http, inspect_url, after))
 
 
 def secret_of(inspect_url):
@@ -57,7 +57,7 @@ def test_session_create_answers_an_inspect_url_with_its_own_secret_kept_only_as_
     _, other = start(shop)
 
     url = created["inspect_url"]
-    assert url.startswith(f"{shop}{INSPECT}")
+    assert url.startswith(f"{IN_PROCESS_URL}{INSPECT}")
     secret = secret_of(url)
     assert len(secret) >= 43  # 32 random bytes, base64url
     assert secret != created["session_token"] and secret != secret_of(other["inspect_url"])
@@ -68,19 +68,21 @@ def test_session_create_answers_an_inspect_url_with_its_own_secret_kept_only_as_
 
 
 def test_mcp_initialize_answers_the_inspect_url_in_its_results_meta(shop):
-    answer = post(f"{shop}/mcp", initialize_message("mcp-inspected"))
+    answer = post(f"{IN_PROCESS_URL}/mcp", initialize_message("mcp-inspected"), http=shop)
     assert answer.status_code == 200, answer.text
     meta = answer.json()["result"]["_meta"]["agents-protocol/session"]
-    assert meta["inspect_url"].startswith(f"{shop}{INSPECT}")
+    assert meta["inspect_url"].startswith(f"{IN_PROCESS_URL}{INSPECT}")
     assert secret_of(meta["inspect_url"]) != answer.headers["Mcp-Session-Id"]
     assert "inspect_url" in answer.json()["result"]["instructions"]
 
     session_id = answer.headers["Mcp-Session-Id"]
-    post(f"{shop}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "mug"}}), session_id)
-    refused = json.loads(post(f"{shop}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "no-such"}}),
-                              session_id).json()["result"]["content"][0]["text"])
+    post(f"{IN_PROCESS_URL}/mcp", rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "mug"}}), session_id,
+         http=shop)
+    refused = json.loads(post(f"{IN_PROCESS_URL}/mcp",
+                              rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "no-such"}}),
+                              session_id, http=shop).json()["result"]["content"][0]["text"])
 
-    watched = state_data(meta["inspect_url"])
+    watched = state_data(shop, meta["inspect_url"])
     assert watched["session"]["session_id"] == meta["session_id"]
     assert watched["session"]["agent_name"] == "mcp-inspected"
     assert [(c["capability"], c["error_code"]) for c in watched["calls"]] == [
@@ -96,7 +98,7 @@ def test_every_call_appears_in_order_with_its_outcome_and_the_sentence_the_agent
     refused = client.post(f"{API}/cart/add", {"item_id": "no-such-item", "quantity": 1})
     told = refused.json()
 
-    calls = state_data(created["inspect_url"])["calls"]
+    calls = state_data(shop, created["inspect_url"])["calls"]
     assert [(c["seq"], c["capability"], c["status"], c["error_code"]) for c in calls] == [
         (1, "session.create", 201, None), (2, "search", 200, None), (3, "cart.add", 200, None),
         (4, "cart.add", refused.status_code, told["code"]),
@@ -107,7 +109,7 @@ def test_every_call_appears_in_order_with_its_outcome_and_the_sentence_the_agent
     assert [c["hint"] for c in calls[:3]] == ["", "", ""]
     assert (calls[2]["method"], calls[2]["path"]) == ("POST", f"{API}/cart/add")
 
-    newer = state_data(created["inspect_url"], after=3)["calls"]
+    newer = state_data(shop, created["inspect_url"], after=3)["calls"]
     assert [c["seq"] for c in newer] == [4]
 
 
@@ -118,7 +120,7 @@ def test_the_json_never_shows_the_token_or_a_sensitive_parameter_in_clear(shop):
     refused = client.post(f"{API}/contact", {**sensitive, "email": "not-an-address-but-private"})
     assert refused.status_code == 400
 
-    answer = state(created["inspect_url"])
+    answer = state(shop, created["inspect_url"])
     text = answer.text
     for value in [created["session_token"], *sensitive.values(), "not-an-address-but-private"]:
         assert value not in text
@@ -131,16 +133,17 @@ def test_the_json_never_shows_the_token_or_a_sensitive_parameter_in_clear(shop):
 
 def test_a_wrong_secret_gets_the_same_404_as_no_session_at_all(shop):
     _, created = start(shop)
-    unknown = f"{shop}{INSPECT}{secrets.token_urlsafe(32)}"
-    token_as_secret = f"{shop}{INSPECT}{created['session_token']}"
-    odd_secrets = [f"{shop}{INSPECT}{secret}" for secret in ("not a slug!", "%00", "\u00fcn\u00efcode", "x" * 600)]
+    unknown = f"{IN_PROCESS_URL}{INSPECT}{secrets.token_urlsafe(32)}"
+    token_as_secret = f"{IN_PROCESS_URL}{INSPECT}{created['session_token']}"
+    odd_secrets = [f"{IN_PROCESS_URL}{INSPECT}{secret}"
+                   for secret in ("not a slug!", "%00", "\u00fcn\u00efcode", "x" * 600)]
     for url in (unknown, token_as_secret, *odd_secrets):
-        page = requests.get(url, timeout=TIMEOUT)
+        page = shop.get(url, timeout=TIMEOUT)
         assert page.status_code == 404
         assert created["session_id"] not in page.text
-        assert_error(state(url), 404, "unknown_session")
-        assert_error(requests.get(f"{url}/artifact", timeout=TIMEOUT), 404, "unknown_session")
-    assert state(unknown).json() == state(token_as_secret).json()
+        assert_error(state(shop, url), 404, "unknown_session")
+        assert_error(shop.get(f"{url}/artifact", timeout=TIMEOUT), 404, "unknown_session")
+    assert state(shop, unknown).json() == state(shop, token_as_secret).json()
 
 
 def test_each_secret_shows_its_own_session_only(shop):
@@ -149,7 +152,7 @@ def test_each_secret_shows_its_own_session_only(shop):
     first.add_to_cart("mug", 1)
     second.get(f"{API}/search", {"q": "vase"})
 
-    seen = state_data(second_created["inspect_url"])
+    seen = state_data(shop, second_created["inspect_url"])
     assert seen["session"]["session_id"] == second_created["session_id"]
     assert [c["capability"] for c in seen["calls"]] == ["session.create", "search"]
     assert seen["cart"]["data"]["items"] == []
@@ -163,7 +166,7 @@ def test_headroom_counts_the_agents_calls_and_not_the_inspectors_polls(shop):
         client.get(f"{API}/cart/view")
 
     for _ in range(3):
-        headroom = state_data(created["inspect_url"])["rate_limit"]
+        headroom = state_data(shop, created["inspect_url"])["rate_limit"]
         assert headroom["limit"] == limit
         assert headroom["remaining"] == limit - 3
         assert headroom["reset_at"] > timezone.now().timestamp()
@@ -172,14 +175,14 @@ def test_headroom_counts_the_agents_calls_and_not_the_inspectors_polls(shop):
 def test_the_cart_and_the_handoffs_order_are_what_the_shop_answers(shop):
     client, created = start(shop)
     client.add_to_cart("mug", 2)
-    seen = state_data(created["inspect_url"])
+    seen = state_data(shop, created["inspect_url"])
     assert [(i["item_id"], i["quantity"]) for i in seen["cart"]["data"]["items"]] == [("mug", 2)]
     assert seen["orders"]["data"] == {"orders": []}
 
     handoff = ok_data(client.post(f"{API}/checkout"))
-    orders = state_data(created["inspect_url"])["orders"]["data"]["orders"]
+    orders = state_data(shop, created["inspect_url"])["orders"]["data"]["orders"]
     assert [(o["order_id"], o["status"]) for o in orders] == [(handoff["order_id"], "pending")]
-    assert handoff["checkout_url"] not in state(created["inspect_url"]).text
+    assert handoff["checkout_url"] not in state(shop, created["inspect_url"]).text
 
 
 def test_a_failing_panel_leaves_the_others_and_a_database_outage_is_the_envelope(shop, monkeypatch):
@@ -192,14 +195,14 @@ def test_a_failing_panel_leaves_the_others_and_a_database_outage_is_the_envelope
         raise ValueError("a bug in the shop's cart")
 
     monkeypatch.setattr(AcmeProvider, "cart_view", broken)
-    seen = state_data(created["inspect_url"])
+    seen = state_data(shop, created["inspect_url"])
     assert seen["cart"]["code"] == "internal_error" and "cart.add" in [c["capability"] for c in seen["calls"]]
 
     def database_gone(*args, **kwargs):
         raise OperationalError("the database went away")
 
     monkeypatch.setattr(inspector_state, "calls_after", database_gone)
-    answer = state(created["inspect_url"])
+    answer = state(shop, created["inspect_url"])
     assert_error(answer, 503, "backend_unavailable")
     assert answer.headers["Content-Type"].startswith("application/json")
 
@@ -208,24 +211,24 @@ def test_the_sealed_artifact_is_a_download_once_the_session_ended_and_verifies(s
     client, created = start(shop)
     client.add_to_cart("mug", 1)
     artifact_url = f"{created['inspect_url']}/artifact"
-    live = assert_error(requests.get(artifact_url, timeout=TIMEOUT), 425, "session_live")
+    live = assert_error(shop.get(artifact_url, timeout=TIMEOUT), 425, "session_live")
     assert live["error"]
-    assert state_data(created["inspect_url"])["session"]["live"] is True
+    assert state_data(shop, created["inspect_url"])["session"]["live"] is True
 
     ended = ok_data(client.delete(f"{API}/session"))
-    seen = state_data(created["inspect_url"])
+    seen = state_data(shop, created["inspect_url"])
     assert seen["session"]["live"] is False and seen["session"]["end_reason"] == "deleted"
     assert seen["calls"][-1]["capability"] == "session.end"
     assert seen["rate_limit"] is None
 
-    download = requests.get(artifact_url, timeout=TIMEOUT)
+    download = shop.get(artifact_url, timeout=TIMEOUT)
     assert download.status_code == 200
     assert download.headers["Content-Disposition"] == f'attachment; filename="{created["session_id"]}.audit.json"'
     artifact = download.json()
-    from_audit_endpoint = requests.get(ended["audit_url"], headers={"Authorization": f"Bearer {client.token}"},
-                                       timeout=TIMEOUT).json()["data"]
+    from_audit_endpoint = shop.get(ended["audit_url"], headers={"Authorization": f"Bearer {client.token}"},
+                                   timeout=TIMEOUT).json()["data"]
     assert artifact == from_audit_endpoint
-    published = requests.get(f"{shop}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
+    published = shop.get(f"{IN_PROCESS_URL}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
     assert verify(artifact, published).ok
     assert all("hint" not in event for event in artifact["events"])
 
@@ -234,26 +237,26 @@ def test_a_session_that_expired_untouched_is_sealed_when_inspected(shop):
     _, created = start(shop)
     AgentSession.objects.filter(public_id=created["session_id"]).update(
         created_at=timezone.now() - timedelta(hours=1), expires_at=timezone.now() - timedelta(minutes=1))
-    seen = state_data(created["inspect_url"])
+    seen = state_data(shop, created["inspect_url"])
     assert seen["session"]["live"] is False and seen["session"]["end_reason"] == "expired"
-    assert requests.get(f"{created['inspect_url']}/artifact", timeout=TIMEOUT).status_code == 200
+    assert shop.get(f"{created['inspect_url']}/artifact", timeout=TIMEOUT).status_code == 200
 
 
 def test_bad_input_gets_the_envelope_not_a_page(shop):
     _, created = start(shop)
     for after in ("-1", "x", "1.5", "9" * 20):
-        body = assert_error(state(created["inspect_url"], after=after), 400, "invalid_params")
+        body = assert_error(state(shop, created["inspect_url"], after=after), 400, "invalid_params")
         assert "after" in body["fields"]
     for method in ("POST", "PUT", "DELETE"):
         for suffix in ("/state", "/artifact"):
-            answer = requests.request(method, f"{created['inspect_url']}{suffix}", timeout=TIMEOUT)
+            answer = shop.request(method, f"{created['inspect_url']}{suffix}", timeout=TIMEOUT)
             assert_error(answer, 405, "method_not_allowed")
     assert AuditEvent.objects.filter(session__public_id=created["session_id"]).count() == 1
 
 
 def test_the_page_is_private_and_runs_under_a_strict_policy(shop):
     _, created = start(shop)
-    page = requests.get(created["inspect_url"], timeout=TIMEOUT)
+    page = shop.get(created["inspect_url"], timeout=TIMEOUT)
     assert page.status_code == 200
     assert page.headers["Content-Type"].startswith("text/html")
     policy = page.headers["Content-Security-Policy"]

@@ -1,4 +1,6 @@
-"""The A2A Agent Card and its JSON-RPC interface, checked with a2a-sdk's own parser and client."""
+"""The A2A Agent Card and its JSON-RPC interface, checked with a2a-sdk's own parser and client.
+
+a2a-sdk's client calls a live server (real HTTP); the card and raw JSON-RPC messages are checked in process."""
 import asyncio
 import json
 import uuid
@@ -19,19 +21,29 @@ from google.protobuf.struct_pb2 import Value
 from pydantic import BaseModel, ConfigDict
 
 from catalog.demo import load_demo_catalog
-from tests.api_client import API, AgentClient, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, ok_data
 
 CARD = "/.well-known/agent-card.json"
 RPC = "/.well-known/agents/a2a"
 V1 = {"A2A-Version": "1.0"}
 
 
-@pytest.fixture
-def card(live_server):
+def served_card(http, base_url):
+    """The demo catalog loaded, the card as `http` (requests' API) gets it from `base_url`."""
     load_demo_catalog()
-    response = requests.get(f"{live_server.url}{CARD}", timeout=10)
+    response = http.get(f"{base_url}{CARD}", timeout=10)
     assert response.status_code == 200
     return response.json()
+
+
+@pytest.fixture
+def card(http):
+    return served_card(http, IN_PROCESS_URL)
+
+
+@pytest.fixture
+def live_card(live_server):
+    return served_card(requests, live_server.url)
 
 
 def test_card_parses_with_a2a_sdk_and_has_every_required_field(card):
@@ -43,16 +55,16 @@ def test_card_parses_with_a2a_sdk_and_has_every_required_field(card):
     assert len(strict.skills) == len(card["skills"]) and strict.supported_interfaces[0].protocol_binding == "JSONRPC"
 
 
-def test_card_declares_the_jsonrpc_interface_skills_and_session_scheme(card, live_server):
+def test_card_declares_the_jsonrpc_interface_skills_and_session_scheme(card, http):
     assert card["supportedInterfaces"] == [
-        {"url": f"{live_server.url}{RPC}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-        {"url": f"{live_server.url}/mcp", "protocolBinding": "MCP", "protocolVersion": "2025-11-25"}]
+        {"url": f"{IN_PROCESS_URL}{RPC}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": f"{IN_PROCESS_URL}/mcp", "protocolBinding": "MCP", "protocolVersion": "2025-11-25"}]
     assert card["name"] == "Acme Ceramics" and card["provider"] == {"organization": "Acme Ceramics",
-                                                                   "url": live_server.url}
-    assert card["documentationUrl"] == f"{live_server.url}/llms.txt"
+                                                                    "url": IN_PROCESS_URL}
+    assert card["documentationUrl"] == f"{IN_PROCESS_URL}/llms.txt"
     assert card["defaultInputModes"] == card["defaultOutputModes"] == ["application/json"]
     assert card["securitySchemes"]["session"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
-    declared = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()["capabilities"]
+    declared = http.get(f"{IN_PROCESS_URL}/.well-known/agents.json", timeout=10).json()["capabilities"]
     assert [s["id"] for s in card["skills"]] == [c["name"] for c in declared]
     for skill, capability in zip(card["skills"], declared):
         assert skill["tags"] and skill["examples"]
@@ -85,18 +97,18 @@ def answer_data(responses):
     return MessageToDict(part)["data"]
 
 
-def test_send_message_invokes_a_skill_and_answers_a_data_part(card, live_server):
+def test_send_message_invokes_a_skill_and_answers_a_data_part(live_card, live_server):
     data = answer_data(send(live_server.url, "search", {"q": "celadon", "limit": 3}))
     api = ok_data(AgentClient(live_server.url).get(f"{API}/search", {"q": "celadon", "limit": 3}))
     assert data == json.loads(json.dumps(api, default=float))  # protobuf numbers are doubles
     assert data["results"] and data["total"] == api["total"]
 
 
-def test_send_message_uses_the_session_bearer_token(card, live_server):
+def test_send_message_uses_the_session_bearer_token(live_card, live_server):
     shopper = AgentClient(live_server.url)
     token = shopper.start_session()["session_token"]
     bearer = {"Authorization": f"Bearer {token}"}
-    item = json.loads(next(s for s in card["skills"] if s["id"] == "detail")["examples"][0])["input"]["id"]
+    item = json.loads(next(s for s in live_card["skills"] if s["id"] == "detail")["examples"][0])["input"]["id"]
 
     # The SDK sends numbers as protobuf doubles (2.0): integer parameters still accept them.
     data = answer_data(send(live_server.url, "cart.add", {"item_id": item, "quantity": 2}, bearer))
@@ -107,7 +119,7 @@ def test_send_message_uses_the_session_bearer_token(card, live_server):
         send(live_server.url, "cart.view", {})
 
 
-def test_refusals_are_json_rpc_errors_with_a2a_details(card, live_server):
+def test_refusals_are_json_rpc_errors_with_a2a_details(live_card, live_server):
     with pytest.raises(InvalidParamsError) as refused:
         send(live_server.url, "detail", {})
     assert refused.value.data == {"code": "invalid_params", "status": "400"}
@@ -154,45 +166,45 @@ USER_MESSAGE = {"messageId": "m1", "role": "ROLE_USER"}
 ], ids=["not-json", "not-json-rpc", "a-0.3-method", "get-task", "cancel-task", "streaming", "extended-card",
         "push-config", "no-message", "no-message-id", "agent-role", "text-part", "version-0.3", "no-version",
         "empty-version"])
-def test_malformed_requests_get_json_rpc_errors(live_server, body, headers, code):
-    response = requests.post(f"{live_server.url}{RPC}", data=body, timeout=10,
-                             headers={"Content-Type": "application/json", **headers})
+def test_malformed_requests_get_json_rpc_errors(http, body, headers, code):
+    response = http.post(f"{IN_PROCESS_URL}{RPC}", data=body, timeout=10,
+                         headers={"Content-Type": "application/json", **headers})
     assert response.status_code == 200
     assert response.json()["error"]["code"] == code, response.json()
 
 
-def test_list_tasks_answers_an_empty_page_as_this_agent_keeps_no_tasks(live_server):
-    response = requests.post(f"{live_server.url}{RPC}", data=rpc_body("ListTasks", {}), timeout=10,
-                             headers={"Content-Type": "application/json", **V1})
+def test_list_tasks_answers_an_empty_page_as_this_agent_keeps_no_tasks(http):
+    response = http.post(f"{IN_PROCESS_URL}{RPC}", data=rpc_body("ListTasks", {}), timeout=10,
+                         headers={"Content-Type": "application/json", **V1})
     assert response.status_code == 200
     assert response.json()["result"] == {"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}
 
 
-def test_a_request_without_an_id_is_a_notification_answered_with_nothing_and_run_never(card, live_server):
+def test_a_request_without_an_id_is_a_notification_answered_with_nothing_and_run_never(card, http):
     """JSON-RPC: "The Server MUST NOT reply to a Notification"; the binding defines none, so none runs."""
-    shopper = AgentClient(live_server.url)
+    shopper = AgentClient(django_client=http.django_client)
     bearer = {"Authorization": f"Bearer {shopper.start_session(agent_name='a2a-notify')['session_token']}", **V1}
     item = ok_data(shopper.get(f"{API}/search", params={"q": "mug"}))["results"][0]["id"]
     body = json.loads(rpc_body("SendMessage", USER_MESSAGE))
     del body["id"]
     body["params"]["message"]["parts"] = [{"data": {"skill": "cart.add", "input": {"item_id": item}}}]
-    answer = requests.post(f"{live_server.url}{RPC}", json=body, headers=bearer, timeout=10)
+    answer = http.post(f"{IN_PROCESS_URL}{RPC}", json=body, headers=bearer, timeout=10)
     assert (answer.status_code, answer.content) == (204, b"")
     assert answer.headers["Content-Type"] == "application/json; charset=utf-8"  # the binding is JSON, never text/html
     assert ok_data(shopper.get(f"{API}/cart/view"))["items"] == []
 
 
-def test_a_replayed_answer_carries_the_retrys_id_and_every_answer_has_a_context(card, live_server):
+def test_a_replayed_answer_carries_the_retrys_id_and_every_answer_has_a_context(card, http):
     """An Idempotency-Key's replay answers the new request's id (JSON-RPC); an answer message has a
     context id, the client's or a new one."""
-    shopper = AgentClient(live_server.url)
+    shopper = AgentClient(django_client=http.django_client)
     bearer = {"Authorization": f"Bearer {shopper.start_session(agent_name='a2a-replay')['session_token']}",
               "Idempotency-Key": "a2a-replay-id", **V1}
     item = ok_data(shopper.get(f"{API}/search", params={"q": "mug"}))["results"][0]["id"]
     body = json.loads(rpc_body("SendMessage", USER_MESSAGE))
     body["params"]["message"]["parts"] = [{"data": {"skill": "cart.add", "input": {"item_id": item}}}]
-    first = requests.post(f"{live_server.url}{RPC}", json=body, headers=bearer, timeout=10)
-    again = requests.post(f"{live_server.url}{RPC}", json={**body, "id": "retry-2"}, headers=bearer, timeout=10)
+    first = http.post(f"{IN_PROCESS_URL}{RPC}", json=body, headers=bearer, timeout=10)
+    again = http.post(f"{IN_PROCESS_URL}{RPC}", json={**body, "id": "retry-2"}, headers=bearer, timeout=10)
     assert first.json()["id"] == 1 and first.json()["result"]["message"]["contextId"]
     assert again.headers["Idempotent-Replayed"] == "true" and again.json()["id"] == "retry-2"
     assert again.json()["result"] == first.json()["result"]
@@ -200,7 +212,7 @@ def test_a_replayed_answer_carries_the_retrys_id_and_every_answer_has_a_context(
 
     body["params"]["message"]["contextId"] = "ctx-7"
     body["params"]["message"]["parts"] = [{"data": {"skill": "search", "input": {"q": "mug"}}}]
-    kept = requests.post(f"{live_server.url}{RPC}", json=body, headers=V1, timeout=10)
+    kept = http.post(f"{IN_PROCESS_URL}{RPC}", json=body, headers=V1, timeout=10)
     assert kept.json()["result"]["message"]["contextId"] == "ctx-7"
 
 
@@ -263,8 +275,8 @@ def test_registry_format_has_every_field_seed_004_requires():
     assert all(s.tags and s.name and s.description for s in registry.skills)
 
 
-def test_a2a_format_of_the_command_is_the_served_card(card, live_server):
-    printed = card_from_command("--format", "a2a", "--origin", live_server.url)
+def test_a2a_format_of_the_command_is_the_served_card(card):
+    printed = card_from_command("--format", "a2a", "--origin", IN_PROCESS_URL)
     assert printed == card
     validate_proto_required_fields(parse_agent_card(printed))
 

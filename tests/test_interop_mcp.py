@@ -1,13 +1,15 @@
-"""The MCP server (agents_protocol/transports/mcp.py), driven by the official clients, live.
+"""The MCP server (agents_protocol/transports/mcp.py), driven by the official clients, live, and
+by raw messages in process.
 
 - The `mcp` Python SDK (Streamable HTTP client and ClientSession) against live_server: initialize,
   list the tools, call search, detail, cart.add, cart.view and checkout, end the session (DELETE);
   the sealed audit trail holds every call in order and verifies with the published key.
 - The MCP Inspector's command-line mode (`@modelcontextprotocol/inspector --cli`, installed from
   tools/mcp-inspector's lockfile with npm ci) lists the tools and calls one against gunicorn.
-- The transport's HTTP rules, as the specification's Streamable HTTP section words them, over
-  real HTTP: 202 for notifications, 405 for GET, Mcp-Session-Id required (400) and known (404),
-  Origin checked (403), MCP-Protocol-Version checked (400), DELETE ending the session.
+- The transport's HTTP rules, as the specification's Streamable HTTP section words them, in
+  process (a chunked body over real HTTP): 202 for notifications, 405 for GET, Mcp-Session-Id
+  required (400) and known (404), Origin checked (403), MCP-Protocol-Version checked (400),
+  DELETE ending the session.
 - The tools come from the configuration: schemas from the one capability schema, annotations
   from each capability's method, a capability disabled in admin gone from the next tools/list,
   in every worker.
@@ -33,9 +35,11 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from agents_protocol.audit import verify
 from agents_protocol.core import codec
+from agents_protocol.core.defaults import MAX_SESSIONS
 from agents_protocol.models import AgentSession, Capability, McpConfig
 from agents_protocol.transports.mcp import tool_result
 from cart.models import CartLine
+from tests.api_client import IN_PROCESS_URL, Site
 from tests.factories import make_agent_session, make_product
 from tests.servers import ROOT, on_every_worker, set_rate_limit, start_site
 from tests.test_agents_admin import capability_form, inline_management
@@ -47,11 +51,23 @@ INSPECTOR_PROJECT = ROOT / "tools" / "mcp-inspector"
 CLIENT = {"name": "acme-mcp-test", "version": "1.2.3"}
 
 
-@pytest.fixture
-def shop(live_server):
+def stock_the_shop():
     make_product(public_id="mug", slug="mug", name="Celadon mug", stock=10)
     make_product(public_id="vase", slug="vase", name="Tall vase", stock=3)
-    return live_server.url
+
+
+@pytest.fixture
+def shop(http):
+    """The site in process, with two products: its URL, and `shop.http` to reach it."""
+    stock_the_shop()
+    return Site(IN_PROCESS_URL, http)
+
+
+@pytest.fixture
+def live_shop(live_server):
+    """The same over real HTTP, for the official client and the wire's own rules."""
+    stock_the_shop()
+    return Site(live_server.url, requests)
 
 
 def rpc(method, params=None, rpc_id=1):
@@ -66,15 +82,16 @@ def initialize_message(name="raw-http", version="0.1"):
                               "clientInfo": {"name": name, "version": version}})
 
 
-def post(url, message, session_id=None, **headers):
+def post(url, message, session_id=None, *, http=requests, **headers):
+    """POST one JSON-RPC message with requests, or with `http` (tests/api_client.py's InProcessRequests)."""
     sent = {"Accept": ACCEPT, "Content-Type": "application/json", "MCP-Protocol-Version": VERSION, **headers}
     if session_id is not None:
         sent["Mcp-Session-Id"] = session_id
-    return requests.post(url, data=json.dumps(message), headers=sent, timeout=TIMEOUT)
+    return http.post(url, data=json.dumps(message), headers=sent, timeout=TIMEOUT)
 
 
-def open_session(url, name="raw-http"):
-    answer = post(url, initialize_message(name))
+def open_session(url, name="raw-http", *, http=requests):
+    answer = post(url, initialize_message(name), http=http)
     assert answer.status_code == 200, answer.text
     return answer.headers["Mcp-Session-Id"]
 
@@ -119,8 +136,8 @@ def run_in_a_loop_of_its_own(coroutine):
 
 
 @pytest.mark.usefixtures("key_file")
-def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail_verifies(shop):
-    url = f"{shop}/mcp"
+def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail_verifies(live_shop):
+    url = f"{live_shop}/mcp"
     run = run_in_a_loop_of_its_own(shop_as_an_mcp_client(url))
 
     initialized = run["initialized"]
@@ -138,7 +155,7 @@ def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail
     assert run["cart"].structured_content["cart_size"] == 1
     assert json.loads(run["cart"].content[0].text) == json.loads(json.dumps(run["cart"].structured_content))
     handoff = run["checkout"].structured_content
-    assert handoff["human_handoff"] is True and handoff["checkout_url"].startswith(f"{shop}/checkout/")
+    assert handoff["human_handoff"] is True and handoff["checkout_url"].startswith(f"{live_shop}/checkout/")
     assert requests.get(handoff["checkout_url"], timeout=TIMEOUT).status_code == 200  # the human's page
     # order.status has an outputSchema too, which the SDK checked both answers against
     assert [o["order_id"] for o in run["orders"].structured_content["orders"]] == [handoff["order_id"]]
@@ -159,15 +176,15 @@ def test_the_python_sdk_shops_up_to_the_human_checkout_link_and_the_sealed_trail
     assert trail["events"][0]["params"]["agent_name"] == CLIENT["name"]
     assert {e["path"] for e in trail["events"][:-1]} == {"/mcp"}
     assert (trail["events"][-1]["method"], trail["events"][-1]["response_status"]) == ("DELETE", 204)  # as answered
-    public_key = requests.get(f"{shop}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
+    public_key = requests.get(f"{live_shop}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
     assert verify(trail, public_key).ok
 
 
 # 2. The tools come from the configuration
 
 
-def tools_of(url, session_id):
-    answer = post(url, rpc("tools/list"), session_id)
+def tools_of(url, session_id, http=requests):
+    answer = post(url, rpc("tools/list"), session_id, http=http)
     assert answer.status_code == 200, answer.text
     return {tool["name"]: tool for tool in answer.json()["result"]["tools"]}
 
@@ -183,9 +200,9 @@ def annotations_for(method, title):
 
 def test_one_tool_per_enabled_capability_with_the_published_schemas_and_annotations(shop):
     url = f"{shop}/mcp"
-    tools = tools_of(url, open_session(url))
-    agents = requests.get(f"{shop}/.well-known/agents.json", timeout=TIMEOUT).json()
-    pactspec = requests.get(f"{shop}/.well-known/pactspec.json", timeout=TIMEOUT).json()
+    tools = tools_of(url, open_session(url, http=shop.http), shop.http)
+    agents = shop.http.get(f"{shop}/.well-known/agents.json", timeout=TIMEOUT).json()
+    pactspec = shop.http.get(f"{shop}/.well-known/pactspec.json", timeout=TIMEOUT).json()
 
     assert list(tools) == [c["name"] for c in agents["capabilities"]]
     for capability, skill in zip(agents["capabilities"], pactspec["skills"]):
@@ -202,8 +219,8 @@ def test_one_tool_per_enabled_capability_with_the_published_schemas_and_annotati
 
 def test_a_capability_disabled_in_admin_is_gone_from_the_next_tools_list(shop, admin_client):
     url = f"{shop}/mcp"
-    session_id = open_session(url)
-    assert "contact" in tools_of(url, session_id)
+    session_id = open_session(url, http=shop.http)
+    assert "contact" in tools_of(url, session_id, shop.http)
     contact = Capability.objects.get(name="contact")
     form = capability_form(name="contact", endpoint=contact.endpoint, method="POST", requires_session="",
                            enabled="", position=str(contact.position))
@@ -211,8 +228,8 @@ def test_a_capability_disabled_in_admin_is_gone_from_the_next_tools_list(shop, a
     saved = admin_client.post(f"/admin/agents_protocol/capability/{contact.pk}/change/", form)
     assert saved.status_code == 302
 
-    assert "contact" not in tools_of(url, session_id)
-    refused = post(url, rpc("tools/call", {"name": "contact", "arguments": {}}), session_id).json()
+    assert "contact" not in tools_of(url, session_id, shop.http)
+    refused = post(url, rpc("tools/call", {"name": "contact", "arguments": {}}), session_id, http=shop.http).json()
     assert refused["error"]["code"] == -32602 and refused["error"]["data"]["code"] == "unknown_tool"
 
 
@@ -239,8 +256,8 @@ def test_every_gunicorn_worker_lists_the_tools_of_the_new_configuration(tmp_path
 
 
 def test_llms_txt_and_the_a2a_card_link_the_mcp_server(shop):
-    assert f"[MCP server]({shop}/mcp)" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
-    card = requests.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
+    assert f"[MCP server]({shop}/mcp)" in shop.http.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    card = shop.http.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
     assert {"url": f"{shop}/mcp", "protocolBinding": "MCP", "protocolVersion": VERSION} in card["supportedInterfaces"]
 
 
@@ -248,23 +265,23 @@ def test_the_endpoint_is_configurable_and_mcp_can_be_turned_off(shop):
     mcp = McpConfig.load()
     mcp.endpoint = "/.well-known/agents/mcp"
     mcp.save()
-    assert post(f"{shop}/.well-known/agents/mcp", initialize_message()).status_code == 200
-    moved = post(f"{shop}/mcp", initialize_message())
+    assert post(f"{shop}/.well-known/agents/mcp", initialize_message(), http=shop.http).status_code == 200
+    moved = post(f"{shop}/mcp", initialize_message(), http=shop.http)
     assert moved.status_code == 404 and moved.json()["error"]["data"]["code"] == "not_found"
 
-    assert f"[MCP server]({shop}/.well-known/agents/mcp)" in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    assert f"[MCP server]({shop}/.well-known/agents/mcp)" in shop.http.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
 
     mcp.enabled = False
     mcp.save()
-    assert post(f"{shop}/.well-known/agents/mcp", initialize_message()).status_code == 404
-    assert "MCP" not in requests.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
-    card = requests.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
+    assert post(f"{shop}/.well-known/agents/mcp", initialize_message(), http=shop.http).status_code == 404
+    assert "MCP" not in shop.http.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
+    card = shop.http.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
     assert [i["protocolBinding"] for i in card["supportedInterfaces"]] == ["JSONRPC"]
 
 
 @pytest.mark.urls("tests.shop_mcp_page_urls")
 def test_a_shop_page_at_mcp_is_served_whenever_mcp_is_not_served_there(shop):
-    served = post(f"{shop}/mcp", initialize_message())
+    served = post(f"{shop}/mcp", initialize_message(), http=shop.http)
     assert served.status_code == 200 and served.json()["result"]["serverInfo"]["name"]
 
     mcp = McpConfig.load()
@@ -272,7 +289,7 @@ def test_a_shop_page_at_mcp_is_served_whenever_mcp_is_not_served_there(shop):
         for name, value in change.items():
             setattr(mcp, name, value)
         mcp.save()
-        page = requests.get(f"{shop}/mcp", timeout=TIMEOUT)
+        page = shop.http.get(f"{shop}/mcp", timeout=TIMEOUT)
         assert (page.status_code, page.text) == (200, "Our Master Craftsman Programme"), change
 
 
@@ -281,86 +298,88 @@ def test_a_shop_page_at_mcp_is_served_whenever_mcp_is_not_served_there(shop):
 
 def test_notifications_and_responses_are_accepted_with_202_and_no_body(shop):
     url = f"{shop}/mcp"
-    session_id = open_session(url)
+    session_id = open_session(url, http=shop.http)
     for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
                     {"jsonrpc": "2.0", "id": 7, "result": {}}):
-        answer = post(url, message, session_id)
+        answer = post(url, message, session_id, http=shop.http)
         assert (answer.status_code, answer.content) == (202, b""), answer.text
         assert answer.headers["Content-Type"] == "application/json; charset=utf-8"  # never Django's text/html
 
 
 def test_a_malformed_notification_is_400_and_an_unknown_one_is_accepted(shop):
     url = f"{shop}/mcp"
-    session_id = open_session(url)
+    session_id = open_session(url, http=shop.http)
     malformed = post(url, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": {}}},
-                     session_id)
+                     session_id, http=shop.http)
     assert malformed.status_code == 400 and malformed.json()["error"]["data"]["code"] == "invalid_request"
-    unknown = post(url, {"jsonrpc": "2.0", "method": "notifications/acme/whatever"}, session_id)
+    unknown = post(url, {"jsonrpc": "2.0", "method": "notifications/acme/whatever"}, session_id, http=shop.http)
     assert unknown.status_code == 202
 
 
 def test_get_is_405_as_no_stream_is_offered(shop):
     url = f"{shop}/mcp"
-    answer = requests.get(url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": open_session(url)},
-                          timeout=TIMEOUT)
+    session_id = open_session(url, http=shop.http)
+    answer = shop.http.get(url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": session_id}, timeout=TIMEOUT)
     assert answer.status_code == 405 and "POST" in answer.headers["Allow"]
     assert answer.json()["error"]["data"]["code"] == "method_not_allowed"
 
 
 def test_a_session_id_is_required_after_initialize_and_must_be_live(shop):
     url = f"{shop}/mcp"
-    missing = post(url, rpc("tools/list"))
+    missing = post(url, rpc("tools/list"), http=shop.http)
     assert missing.status_code == 400 and missing.json()["error"]["data"]["code"] == "session_required"
-    unknown = post(url, rpc("tools/list"), "not-a-session")
+    unknown = post(url, rpc("tools/list"), "not-a-session", http=shop.http)
     assert unknown.status_code == 404 and unknown.json()["error"]["data"]["code"] == "session_invalid"
 
-    session_id = open_session(url)
-    assert post(url, rpc("ping"), session_id).json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
-    ended = requests.delete(url, headers={"Mcp-Session-Id": session_id}, timeout=TIMEOUT)
+    session_id = open_session(url, http=shop.http)
+    assert post(url, rpc("ping"), session_id, http=shop.http).json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    ended = shop.http.delete(url, headers={"Mcp-Session-Id": session_id}, timeout=TIMEOUT)
     assert ended.status_code == 204
-    after = post(url, rpc("ping"), session_id)
+    after = post(url, rpc("ping"), session_id, http=shop.http)
     assert after.status_code == 404 and after.json()["error"]["data"]["code"] == "session_ended"
-    assert requests.delete(url, timeout=TIMEOUT).status_code == 400
+    assert shop.http.delete(url, timeout=TIMEOUT).status_code == 400
 
 
 def test_an_agent_api_session_and_an_mcp_session_are_one_session(shop):
     """The Mcp-Session-Id is the session token: an MCP session's cart is the agent API's, and back."""
     url = f"{shop}/mcp"
-    session_id = open_session(url)
-    added = post(url, rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "vase"}}), session_id).json()
+    session_id = open_session(url, http=shop.http)
+    added = post(url, rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "vase"}}), session_id,
+                 http=shop.http).json()
     assert added["result"]["structuredContent"]["quantity"] == 1
-    cart = requests.get(f"{shop}/.well-known/agents/api/cart/view", timeout=TIMEOUT,
-                        headers={"Authorization": f"Bearer {session_id}"}).json()["data"]
+    cart = shop.http.get(f"{shop}/.well-known/agents/api/cart/view", timeout=TIMEOUT,
+                         headers={"Authorization": f"Bearer {session_id}"}).json()["data"]
     assert [item["item_id"] for item in cart["items"]] == ["vase"]
     token = make_agent_session().raw_token
-    viewed = post(url, rpc("tools/call", {"name": "cart.view", "arguments": {}}), token).json()
+    viewed = post(url, rpc("tools/call", {"name": "cart.view", "arguments": {}}), token, http=shop.http).json()
     assert viewed["result"]["structuredContent"]["cart_size"] == 0
 
 
 def test_a_foreign_origin_is_403_and_the_sites_own_origin_is_served(shop):
     url = f"{shop}/mcp"
-    foreign = post(url, initialize_message(), Origin="https://attacker.example")
+    foreign = post(url, initialize_message(), Origin="https://attacker.example", http=shop.http)
     assert foreign.status_code == 403 and foreign.json()["error"]["data"]["code"] == "forbidden_origin"
-    assert post(url, initialize_message(), Origin=shop).status_code == 200
+    assert post(url, initialize_message(), Origin=shop, http=shop.http).status_code == 200
     assert AgentSession.objects.count() == 1
 
 
 def test_a_post_that_does_not_accept_json_is_406(shop):
-    answer = post(f"{shop}/mcp", initialize_message(), Accept="text/html")
+    answer = post(f"{shop}/mcp", initialize_message(), Accept="text/html", http=shop.http)
     assert answer.status_code == 406 and answer.json()["error"]["data"]["code"] == "not_acceptable"
     assert not AgentSession.objects.exists()
 
 
 def test_an_unsupported_protocol_version_header_is_400_and_a_delete_with_it_ends_nothing(shop):
     url = f"{shop}/mcp"
-    session_id = open_session(url)
-    answer = post(url, rpc("tools/list", rpc_id=12), session_id, **{"MCP-Protocol-Version": "1999-01-01"})
+    session_id = open_session(url, http=shop.http)
+    answer = post(url, rpc("tools/list", rpc_id=12), session_id, http=shop.http,
+                  **{"MCP-Protocol-Version": "1999-01-01"})
     assert answer.status_code == 400 and answer.json()["error"]["data"]["code"] == "unsupported_protocol_version"
     assert answer.json()["id"] == 12  # the request's id was readable: the error answers it
-    delete = requests.delete(url, headers={"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "1999-01-01"},
-                             timeout=TIMEOUT)
+    delete = shop.http.delete(url, headers={"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "1999-01-01"},
+                              timeout=TIMEOUT)
     assert delete.status_code == 400 and delete.json()["error"]["data"]["code"] == "unsupported_protocol_version"
-    assert post(url, rpc("ping"), session_id).status_code == 200
+    assert post(url, rpc("ping"), session_id, http=shop.http).status_code == 200
 
 
 def test_initialize_negotiates_a_handshake_revision(shop):
@@ -368,7 +387,7 @@ def test_initialize_negotiates_a_handshake_revision(shop):
     for offered, answered in (("2025-06-18", "2025-06-18"), ("2099-01-01", VERSION), ("2026-07-28", VERSION)):
         message = initialize_message()
         message["params"]["protocolVersion"] = offered
-        assert post(url, message).json()["result"]["protocolVersion"] == answered
+        assert post(url, message, http=shop.http).json()["result"]["protocolVersion"] == answered
 
 
 MALFORMED_MESSAGES = {
@@ -392,8 +411,8 @@ MALFORMED_MESSAGES = {
 @pytest.mark.parametrize("body, status, rpc_code, code", MALFORMED_MESSAGES.values(), ids=list(MALFORMED_MESSAGES))
 def test_a_malformed_message_is_a_json_rpc_error_never_a_500(shop, body, status, rpc_code, code):
     url = f"{shop}/mcp"
-    session_id = open_session(url)
-    answer = requests.post(url, data=body, timeout=TIMEOUT, headers={
+    session_id = open_session(url, http=shop.http)
+    answer = shop.http.post(url, data=body, timeout=TIMEOUT, headers={
         "Accept": ACCEPT, "Content-Type": "application/json", "Mcp-Session-Id": session_id})
     assert answer.status_code == status and answer.headers["Content-Type"].startswith("application/json")
     error = answer.json()["error"]
@@ -403,10 +422,10 @@ def test_a_malformed_message_is_a_json_rpc_error_never_a_500(shop, body, status,
     assert not CartLine.objects.exists()
 
 
-def test_a_body_without_content_length_is_an_http_411_not_a_200(shop):
+def test_a_body_without_content_length_is_an_http_411_not_a_200(live_shop):
     """Streamable HTTP: a message the server cannot accept gets an HTTP error status. A chunked body
     (no Content-Length) is refused before it is read."""
-    url = f"{shop}/mcp"
+    url = f"{live_shop}/mcp"
     session_id = open_session(url)
     message = json.dumps(rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "x"}})).encode()
     answer = requests.post(url, data=iter([message]), timeout=TIMEOUT, headers={
@@ -427,19 +446,20 @@ def test_the_session_is_checked_before_the_message_400_without_one_404_for_one_e
     """Streamable HTTP: a request without Mcp-Session-Id is 400, one with a session not live is 404,
     whatever the message would have been refused for."""
     url = f"{shop}/mcp"
-    missing = post(url, message)
+    missing = post(url, message, http=shop.http)
     assert missing.status_code == 400 and missing.json()["error"]["data"]["code"] == "session_required"
-    behind_a_gateway = post(url, message, Authorization="Bearer a-gateways-own-token")  # not this transport's
+    # A bearer token that is not this transport's (a gateway's own)
+    behind_a_gateway = post(url, message, Authorization="Bearer a-gateways-own-token", http=shop.http)
     assert behind_a_gateway.status_code == 400, behind_a_gateway.json()
     assert behind_a_gateway.json()["error"]["data"]["code"] == "session_required"
-    session_id = open_session(url)
-    assert requests.delete(url, headers={"Mcp-Session-Id": session_id}, timeout=TIMEOUT).status_code == 204
-    ended = post(url, message, session_id)
+    session_id = open_session(url, http=shop.http)
+    assert shop.http.delete(url, headers={"Mcp-Session-Id": session_id}, timeout=TIMEOUT).status_code == 204
+    ended = post(url, message, session_id, http=shop.http)
     assert ended.status_code == 404 and ended.json()["error"]["data"]["code"] == "session_ended"
 
 
 def test_an_agent_name_too_long_is_refused_as_invalid_params_and_opens_no_session(shop):
-    answer = post(f"{shop}/mcp", initialize_message(name="x" * 201))
+    answer = post(f"{shop}/mcp", initialize_message(name="x" * 201), http=shop.http)
     assert answer.status_code == 200
     assert answer.json()["error"]["data"] == {"code": "invalid_params", "status": 400,
                                               "fields": {"agent_name": "Must be at most 200 characters."}}
@@ -448,9 +468,9 @@ def test_an_agent_name_too_long_is_refused_as_invalid_params_and_opens_no_sessio
 
 def test_max_sessions_limits_initialize_with_429_and_retry_after(shop):
     url = f"{shop}/mcp"
-    for _ in range(5):  # the default max_sessions
-        open_session(url)
-    over = post(url, initialize_message())
+    for _ in range(MAX_SESSIONS):  # the default max_sessions, none idle yet
+        open_session(url, http=shop.http)
+    over = post(url, initialize_message(), http=shop.http)
     assert over.status_code == 429 and int(over.headers["Retry-After"]) >= 1
     assert over.json()["error"]["data"]["code"] == "too_many_sessions"
 
@@ -472,9 +492,9 @@ def test_a_tool_result_is_on_the_wire_what_the_official_call_tool_result_is(data
 
 def test_a_tool_refusal_is_an_is_error_result_with_the_envelope_and_changes_nothing(shop):
     url = f"{shop}/mcp"
-    session_id = open_session(url)
+    session_id = open_session(url, http=shop.http)
     answer = post(url, rpc("tools/call", {"name": "cart.add", "arguments": {"item_id": "mug", "quantity": "two"}}),
-                  session_id)
+                  session_id, http=shop.http)
     assert answer.status_code == 200
     result = answer.json()["result"]
     assert result["isError"] is True

@@ -1,5 +1,6 @@
 """The OpenAPI 3.1 document of the agent API: valid, generated from the config, and true of the
-running site according to schemathesis (no 5xx, every answer fits the documented schemas)."""
+running site according to schemathesis (no 5xx, every answer fits the documented schemas): the
+document is read in process, schemathesis runs against a gunicorn site."""
 import json
 import re
 import subprocess
@@ -11,6 +12,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
 from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability, CapabilityParam, SessionConfig
+from tests.api_client import IN_PROCESS_URL
 from tests.servers import start_site
 
 OPENAPI = "/.well-known/agents/openapi.json"
@@ -19,8 +21,8 @@ SESSION_SECURITY = [{"bearerSession": []}, {"sessionTokenHeader": []}, {"agentSe
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 
 
-def fetch(live_server):
-    response = requests.get(f"{live_server.url}{OPENAPI}", timeout=10)
+def fetch(http):
+    response = http.get(f"{IN_PROCESS_URL}{OPENAPI}", timeout=10)
     assert response.status_code == 200
     return response.json()
 
@@ -29,13 +31,13 @@ def operations(document):
     return {(path, method.upper()): op for path, item in document["paths"].items() for method, op in item.items()}
 
 
-def test_openapi_spec_validator_accepts_it(live_server):
-    validate(fetch(live_server), cls=OpenAPIV31SpecValidator)
+def test_openapi_spec_validator_accepts_it(http):
+    validate(fetch(http), cls=OpenAPIV31SpecValidator)
 
 
-def test_every_capability_and_the_session_endpoints_are_operations(live_server):
-    document = fetch(live_server)
-    declared = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()["capabilities"]
+def test_every_capability_and_the_session_endpoints_are_operations(http):
+    document = fetch(http)
+    declared = http.get(f"{IN_PROCESS_URL}/.well-known/agents.json", timeout=10).json()["capabilities"]
     ops = operations(document)
     expected = {(c["endpoint"].replace(":id", "{id}"), c["method"]): c for c in declared}
     sessions_and_audit = {(f"{API}/session", "POST"), (f"{API}/session", "DELETE"), (f"{API}/audit/{{session_id}}", "GET")}
@@ -47,13 +49,13 @@ def test_every_capability_and_the_session_endpoints_are_operations(live_server):
         assert (op.get("security") == SESSION_SECURITY) == capability["requires_session"]
         assert op["responses"]["200"]["content"]["application/json"]["schema"]["required"] == ["ok", "data"]
         assert ("401" in op["responses"]) == capability["requires_session"]
-    assert document["servers"] == [{"url": live_server.url}]
+    assert document["servers"] == [{"url": IN_PROCESS_URL}]
     assert document["components"]["securitySchemes"]["bearerSession"] == {
         "type": "http", "scheme": "bearer", "description": f"The session_token from POST {API}/session"}
 
 
-def test_parameters_follow_the_method_and_the_path_template(live_server):
-    ops = operations(fetch(live_server))
+def test_parameters_follow_the_method_and_the_path_template(http):
+    ops = operations(fetch(http))
     detail = ops[(f"{API}/detail/{{id}}", "GET")]
     assert detail["parameters"] == [{"name": "id", "in": "path", "required": True, "schema": {
         "type": "string", "description": "Product ID (path parameter; ?id= also works)",
@@ -75,7 +77,7 @@ def test_parameters_follow_the_method_and_the_path_template(live_server):
     assert created["properties"]["data"]["properties"]["audit"]["type"] == "boolean"
 
 
-def test_admin_changes_move_paths_and_add_custom_capabilities(live_server):
+def test_admin_changes_move_paths_and_add_custom_capabilities(http):
     register("reserve", lambda call: {"reserved": call.params["item_id"]})
     try:
         reserve = Capability.objects.create(name="reserve", endpoint=f"{API}/reserve/:item_id", method="POST",
@@ -86,7 +88,7 @@ def test_admin_changes_move_paths_and_add_custom_capabilities(live_server):
         session.create_endpoint = session.delete_endpoint = f"{API}/sessions"
         session.save()
 
-        document = fetch(live_server)
+        document = fetch(http)
         validate(document, cls=OpenAPIV31SpecValidator)
         ops = operations(document)
         op = ops[(f"{API}/reserve/{{item_id}}", "POST")]

@@ -1,5 +1,5 @@
-"""/.well-known/pactspec.json: valid PactSpec v1, examples from real answers, invocable skills,
-and generated test suites that the official PactSpec CLI runs green against the live server."""
+"""/.well-known/pactspec.json: valid PactSpec v1, examples from real answers, invocable skills (in
+process), and generated test suites that the official PactSpec CLI runs green against a live server."""
 import io
 import json
 import os
@@ -21,7 +21,7 @@ from agents_protocol.http import publishing
 from agents_protocol.models import Capability
 from agents_protocol.wsgi import DocumentReplay
 from catalog.demo import load_demo_catalog
-from tests.api_client import AgentClient, ok_data
+from tests.api_client import IN_PROCESS_URL, AgentClient, ok_data
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_PROJECT = ROOT / "tools" / "pactspec"
@@ -30,22 +30,34 @@ PACKAGE_SCHEMA = Path(pactspec.__file__).parent / "schema.json"
 # The seed sits beside the repository in CI (../shared); the package's own copy always ships.
 SCHEMAS = {"pactspec-package": PACKAGE_SCHEMA, **({"seed-003": SEED_003} if SEED_003.exists() else {})}
 INVOKE = "/.well-known/agents/pactspec"
+SITE = f"{IN_PROCESS_URL}:8000"  # in process, at a URL with a port, as a server's
+
+
+def served_spec(http, base_url):
+    """The demo catalog loaded, pactspec.json as `http` (requests' API) gets it from `base_url`."""
+    load_demo_catalog()
+    response = http.get(f"{base_url}/.well-known/pactspec.json", timeout=10)
+    assert response.status_code == 200
+    return response.json()
 
 
 @pytest.fixture
-def spec(live_server):
-    load_demo_catalog()
-    response = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10)
-    assert response.status_code == 200
-    return response.json()
+def spec(http):
+    return served_spec(http, SITE)
+
+
+@pytest.fixture
+def live_spec(live_server):
+    """As a live server publishes it, for the official CLI, which calls the skills it names."""
+    return served_spec(requests, live_server.url)
 
 
 def skills_by_id(spec):
     return {skill["id"]: skill for skill in spec["skills"]}
 
 
-def post(live_server, path, body, **headers):
-    return requests.post(f"{live_server.url}{path}", json=body, headers=headers, timeout=10, allow_redirects=False)
+def post(http, path, body, **headers):
+    return http.post(f"{SITE}{path}", json=body, headers=headers, timeout=10, allow_redirects=False)
 
 
 def test_validates_with_the_pactspec_sdk(spec):
@@ -60,15 +72,15 @@ def test_validates_with_draft_2020_12_and_format_checks(spec, schema_path):
     assert errors == []
 
 
-def test_one_free_skill_per_enabled_capability_with_a_test_suite(spec, live_server):
-    capabilities = requests.get(f"{live_server.url}/.well-known/agents.json", timeout=10).json()["capabilities"]
+def test_one_free_skill_per_enabled_capability_with_a_test_suite(spec, http):
+    capabilities = http.get(f"{SITE}/.well-known/agents.json", timeout=10).json()["capabilities"]
     assert [s["id"] for s in spec["skills"]] == [c["name"].replace(".", "-") for c in capabilities]
-    assert spec["id"] == f"urn:pactspec:localhost-{live_server.url.rsplit(':', 1)[1]}:acme-ceramics"
-    assert spec["endpoint"] == {"url": f"{live_server.url}{INVOKE}", "auth": {"type": "bearer"}}
+    assert spec["id"] == "urn:pactspec:testserver-8000:acme-ceramics"
+    assert spec["endpoint"] == {"url": f"{SITE}{INVOKE}", "auth": {"type": "bearer"}}
     assert spec["provider"]["contact"] == "support@acmeceramics.example.com"
     for skill in spec["skills"]:
         assert skill["pricing"] == {"model": "free", "amount": 0, "currency": "USD", "protocol": "none"}
-        assert skill["testSuite"] == {"url": f"{live_server.url}{INVOKE}/{skill['id']}/tests.json",
+        assert skill["testSuite"] == {"url": f"{SITE}{INVOKE}/{skill['id']}/tests.json",
                                       "type": "http-roundtrip"}
     add = skills_by_id(spec)["cart-add"]["inputSchema"]
     assert add["required"] == ["item_id"]
@@ -76,7 +88,7 @@ def test_one_free_skill_per_enabled_capability_with_a_test_suite(spec, live_serv
                                              "minimum": 1, "maximum": 1000}
 
 
-def test_examples_are_real_answers_and_fit_their_schemas(spec, live_server):
+def test_examples_are_real_answers_and_fit_their_schemas(spec, http):
     examples = {s["id"]: s["examples"] for s in spec["skills"] if "examples" in s}
     assert set(examples) == {"search", "browse", "detail"}
     skills = skills_by_id(spec)
@@ -85,61 +97,61 @@ def test_examples_are_real_answers_and_fit_their_schemas(spec, live_server):
         Draft202012Validator(skill["inputSchema"], format_checker=FormatChecker()).validate(example["input"])
         Draft202012Validator(skill["outputSchema"], format_checker=FormatChecker()).validate(example["expectedOutput"])
         # The example is what the site answers for that input, through the skill and through the API.
-        answer = post(live_server, f"{INVOKE}/{skill_id}", example["input"])
+        answer = post(http, f"{INVOKE}/{skill_id}", example["input"])
         assert answer.status_code == 200 and answer.json() == example["expectedOutput"]
     detail_id = examples["detail"][0]["input"]["id"]
-    api = AgentClient(live_server.url).get(f"/.well-known/agents/api/detail/{detail_id}")
+    api = AgentClient(SITE, django_client=http.django_client).get(f"/.well-known/agents/api/detail/{detail_id}")
     assert ok_data(api) == examples["detail"][0]["expectedOutput"]
     assert examples["browse"][0]["expectedOutput"]["items"][0]["id"] == detail_id
 
 
-def test_skills_are_invoked_by_post_through_the_dispatcher_and_per_skill_urls(spec, live_server):
+def test_skills_are_invoked_by_post_through_the_dispatcher_and_per_skill_urls(spec, http):
     item = skills_by_id(spec)["detail"]["examples"][0]["input"]["id"]
-    via_dispatcher = post(live_server, INVOKE, {"skill": "detail", "input": {"id": item}})
-    via_skill_url = post(live_server, f"{INVOKE}/detail", {"id": item})
+    via_dispatcher = post(http, INVOKE, {"skill": "detail", "input": {"id": item}})
+    via_skill_url = post(http, f"{INVOKE}/detail", {"id": item})
     assert via_dispatcher.status_code == via_skill_url.status_code == 200
     assert via_dispatcher.json() == via_skill_url.json()
     assert via_dispatcher.headers["Access-Control-Allow-Origin"] == "*"
 
-    shopper = AgentClient(live_server.url)
+    shopper = AgentClient(SITE, django_client=http.django_client)
     token = shopper.start_session()["session_token"]
-    added = post(live_server, f"{INVOKE}/cart-add", {"item_id": item, "quantity": 2}, Authorization=f"Bearer {token}")
+    added = post(http, f"{INVOKE}/cart-add", {"item_id": item, "quantity": 2}, Authorization=f"Bearer {token}")
     assert added.status_code == 200, added.text
     Draft202012Validator(skills_by_id(spec)["cart-add"]["outputSchema"], format_checker=FormatChecker()).validate(
         added.json())
     assert shopper.cart()["items"][0]["quantity"] == 2  # the same session, seen through the agent API
 
 
-def test_refusals_use_the_protocol_envelope(spec, live_server):
-    missing = post(live_server, f"{INVOKE}/detail", {})
+def test_refusals_use_the_protocol_envelope(spec, http):
+    missing = post(http, f"{INVOKE}/detail", {})
     assert missing.status_code == 400 and missing.json()["fields"] == {"id": "This parameter is required."}
-    unknown_skill = post(live_server, INVOKE, {"skill": "teleport", "input": {}})
+    unknown_skill = post(http, INVOKE, {"skill": "teleport", "input": {}})
     assert unknown_skill.status_code == 400 and unknown_skill.json()["code"] == "unknown_skill"
     for path in ("/teleport", "/cart.add", "/detail/", "/detail/tests.json/more", "/"):  # never the site's HTML page
-        no_such_url = post(live_server, f"{INVOKE}{path}", {})
+        no_such_url = post(http, f"{INVOKE}{path}", {})
         assert no_such_url.status_code == 404 and no_such_url.json()["code"] == "not_found", path
     for path in ("/.well-known/agents/a2a/", "/.well-known/agents/nothing-here"):
-        elsewhere = requests.delete(f"{live_server.url}{path}", timeout=10)
+        elsewhere = http.delete(f"{SITE}{path}", timeout=10)
         assert elsewhere.status_code == 404 and elsewhere.json()["code"] == "not_found", path
         assert "X-RateLimit-Remaining" in elsewhere.headers  # counted against the address, as the API's 404
-    no_session = post(live_server, f"{INVOKE}/cart-view", {})
+    no_session = post(http, f"{INVOKE}/cart-view", {})
     assert no_session.status_code == 401 and no_session.json()["code"] == "session_required"
-    not_json = requests.post(f"{live_server.url}{INVOKE}/detail", data="id=1", timeout=10,
-                             headers={"Content-Type": "application/x-www-form-urlencoded"})
+    not_json = http.post(f"{SITE}{INVOKE}/detail", data="id=1", timeout=10,
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert not_json.status_code == 415 and not_json.json()["ok"] is False
-    wrong_method = requests.get(f"{live_server.url}{INVOKE}/detail", timeout=10)
+    wrong_method = http.get(f"{SITE}{INVOKE}/detail", timeout=10)
     assert wrong_method.status_code == 405 and wrong_method.headers["Allow"] == "POST, OPTIONS"
 
 
-def test_clashing_skill_ids_get_a_suffix_and_still_reach_their_capability(live_server):
+def test_clashing_skill_ids_get_a_suffix_and_still_reach_their_capability(http):
     register("cart_add", lambda call: {"handled_by": "cart_add"})
     try:
         Capability.objects.create(name="cart_add", endpoint="/.well-known/agents/api/cart/add-too", method="POST",
                                   position=30)
-        spec = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10).json()
+        spec = http.get(f"{SITE}/.well-known/pactspec.json", timeout=10).json()
         assert [s["id"] for s in spec["skills"]].count("cart-add") == 1
         assert skills_by_id(spec)["cart-add-2"]["name"] == "Cart add"
-        assert post(live_server, f"{INVOKE}/cart-add-2", {}).json() == {"handled_by": "cart_add"}
+        assert post(http, f"{INVOKE}/cart-add-2", {}).json() == {"handled_by": "cart_add"}
     finally:
         unregister("cart_add")
 
@@ -148,22 +160,22 @@ def test_clashing_skill_ids_get_a_suffix_and_still_reach_their_capability(live_s
     (OperationalError("database is locked"), 503, "backend_unavailable"),
     (RuntimeError("bug"), 500, "internal_error"),
 ])
-def test_a_failing_skill_answers_an_envelope_503_when_the_database_failed(live_server, failure, status, code):
+def test_a_failing_skill_answers_an_envelope_503_when_the_database_failed(http, failure, status, code):
     def failing(call):
         raise failure
 
     register("flaky", failing)
     try:
         Capability.objects.create(name="flaky", endpoint="/.well-known/agents/api/flaky", method="POST", position=31)
-        response = post(live_server, f"{INVOKE}/flaky", {})
+        response = post(http, f"{INVOKE}/flaky", {})
         assert response.status_code == status and response.json()["code"] == code
         assert ("Retry-After" in response.headers) == (status == 503)
     finally:
         unregister("flaky")
 
 
-def test_generated_suites_have_a_happy_path_where_one_can_run_and_a_400_case(spec, live_server):
-    suites = {s["id"]: requests.get(s["testSuite"]["url"], timeout=10).json() for s in spec["skills"]}
+def test_generated_suites_have_a_happy_path_where_one_can_run_and_a_400_case(spec, http):
+    suites = {s["id"]: http.get(s["testSuite"]["url"], timeout=10).json() for s in spec["skills"]}
     for skill_id, suite in suites.items():
         assert suite["version"] == "1.0" and suite["skill"] == skill_id
         assert 400 in [test["expect"]["status"] for test in suite["tests"]]
@@ -196,28 +208,28 @@ def run_cli(cli, *args):
     return done
 
 
-def test_the_official_cli_validates_the_document_and_passes_every_suite(spec, pactspec_cli, tmp_path):
+def test_the_official_cli_validates_the_document_and_passes_every_suite(live_spec, pactspec_cli, tmp_path):
     spec_file = tmp_path / "pactspec.json"
-    spec_file.write_text(json.dumps(spec))
+    spec_file.write_text(json.dumps(live_spec))
     validated = run_cli(pactspec_cli, "validate", str(spec_file))
     assert validated.returncode == 0 and "Valid PactSpec document" in validated.stdout, validated.stderr
-    for skill in spec["skills"]:
+    for skill in live_spec["skills"]:
         tested = run_cli(pactspec_cli, "test", str(spec_file), "--skill", skill["id"])
         assert tested.returncode == 0, tested.stdout + tested.stderr
         assert f"Running {len(requests.get(skill['testSuite']['url'], timeout=10).json()['tests'])} test" in tested.stdout
         assert " 0 failed" in tested.stdout
 
 
-def test_the_official_cli_reports_a_suite_that_fails(spec, pactspec_cli, tmp_path):
+def test_the_official_cli_reports_a_suite_that_fails(live_spec, pactspec_cli, tmp_path):
     """The CLI really checks the answers: a wrong endpoint makes the same suite fail."""
-    spec["endpoint"]["url"] += "/search"  # every body now goes to the search skill, which wants `q`
+    live_spec["endpoint"]["url"] += "/search"  # every body now goes to the search skill, which wants `q`
     spec_file = tmp_path / "pactspec.json"
-    spec_file.write_text(json.dumps(spec))
+    spec_file.write_text(json.dumps(live_spec))
     tested = run_cli(pactspec_cli, "test", str(spec_file), "--skill", "detail")
     assert tested.returncode == 1 and "1 failed" in tested.stdout
 
 
-def test_a_provider_failing_for_a_moment_costs_examples_only_until_it_answers_again(live_server, monkeypatch):
+def test_a_provider_failing_for_a_moment_costs_examples_only_until_it_answers_again(http, monkeypatch):
     """A provider that raises (a database blip) leaves the examples out of the answer, never a 500;
     that answer is kept a few seconds, so public fetches do not ask a failing shop each time, and
     the first request after them, the provider answering, has the examples again."""
@@ -231,16 +243,16 @@ def test_a_provider_failing_for_a_moment_costs_examples_only_until_it_answers_ag
     monkeypatch.setattr(publishing, "seconds_now", lambda: 1000.0)  # however slowly the fetches go
     with monkeypatch.context() as patched:
         patched.setattr(AcmeProvider, "browse", failing)
-        during = [requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10) for _ in range(5)]
-        card = requests.get(f"{live_server.url}/.well-known/agent-card.json", timeout=10)
+        during = [http.get(f"{SITE}/.well-known/pactspec.json", timeout=10) for _ in range(5)]
+        card = http.get(f"{SITE}/.well-known/agent-card.json", timeout=10)
     assert {answer.status_code for answer in during} == {card.status_code} == {200}
     assert not any("examples" in skill for skill in during[-1].json()["skills"])
     assert len(failures) == 2  # once for pactspec.json, once for the card: not once a fetch
-    still_kept = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10).json()
+    still_kept = http.get(f"{SITE}/.well-known/pactspec.json", timeout=10).json()
     assert not any("examples" in skill for skill in still_kept["skills"])
 
     monkeypatch.setattr(publishing, "seconds_now", lambda: 1000.0 + publishing.INCOMPLETE_RETRY_SECONDS)
-    after = requests.get(f"{live_server.url}/.well-known/pactspec.json", timeout=10).json()
+    after = http.get(f"{SITE}/.well-known/pactspec.json", timeout=10).json()
     assert {skill["id"] for skill in after["skills"] if "examples" in skill} == {"search", "browse", "detail"}
 
 

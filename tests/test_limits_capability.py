@@ -8,13 +8,12 @@ documents say it. django-ratelimit's clock is frozen: an hourly window must not 
 from types import SimpleNamespace
 
 import pytest
-import requests
 from django.core import mail
 from django_ratelimit import core as ratelimit_core
 
 from agents_protocol.config_io import export_config
 from agents_protocol.models import AuditEvent, Capability
-from tests.api_client import API, AgentClient, assert_error, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, assert_error, ok_data
 from tests.test_interop_mcp import open_session, post, rpc
 
 MESSAGE = {"name": "Ann", "email": "ann@example.com", "message": "Do you ship to Norway?"}
@@ -27,8 +26,8 @@ def clock(monkeypatch):
     return clock
 
 
-def test_contact_takes_ten_messages_an_hour_from_one_address_then_429(live_server):
-    agent = AgentClient(live_server.url)
+def test_contact_takes_ten_messages_an_hour_from_one_address_then_429(site_client):
+    agent = AgentClient(django_client=site_client)
     for _ in range(10):
         assert ok_data(agent.post(f"{API}/contact", MESSAGE))["sent"] is True
 
@@ -42,18 +41,18 @@ def test_contact_takes_ten_messages_an_hour_from_one_address_then_429(live_serve
     assert ok_data(agent.get(f"{API}/search", {"q": "mug"}))["total"] == 0  # other capabilities go on
 
 
-def test_sessions_share_their_address_budget_so_new_ones_buy_no_more(live_server, clock):
-    anonymous = AgentClient(live_server.url)
+def test_sessions_share_their_address_budget_so_new_ones_buy_no_more(site_client, clock):
+    anonymous = AgentClient(django_client=site_client)
     for _ in range(4):
         ok_data(anonymous.post(f"{API}/contact", MESSAGE))
     for _ in range(3):  # a session is made, sends, and is ended, again and again
-        agent = AgentClient(live_server.url)
+        agent = AgentClient(django_client=site_client)
         agent.start_session(agent_name="churning")
         for _ in range(2):
             ok_data(agent.post(f"{API}/contact", MESSAGE))
         ok_data(agent.delete(f"{API}/session"))
 
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="one-more")
     assert_error(agent.post(f"{API}/contact", MESSAGE), 429, "rate_limited")
     assert AuditEvent.objects.filter(capability="contact", policy_result="deny:rate_limited").count() == 1
@@ -63,8 +62,8 @@ def test_sessions_share_their_address_budget_so_new_ones_buy_no_more(live_server
     ok_data(agent.post(f"{API}/contact", MESSAGE))
 
 
-def test_a_limit_set_in_admin_applies_from_the_next_call_on_every_transport(live_server, admin_client):
-    agent = AgentClient(live_server.url)
+def test_a_limit_set_in_admin_applies_from_the_next_call_on_every_transport(http, admin_client):
+    agent = AgentClient(django_client=http.django_client)
     agent.start_session(agent_name="limited")
     search = Capability.objects.get(name="search")
     form = {field: getattr(search, field) for field in ("name", "description", "endpoint", "method", "position")}
@@ -73,14 +72,14 @@ def test_a_limit_set_in_admin_applies_from_the_next_call_on_every_transport(live
         "params-MIN_NUM_FORMS": "0", "params-MAX_NUM_FORMS": "1000"})
     assert changed.status_code == 302, changed.content.decode()[:2000]
 
-    mcp_session = open_session(f"{live_server.url}/mcp")
+    mcp_session = open_session(f"{IN_PROCESS_URL}/mcp", http=http)
     for _ in range(2):
         ok_data(agent.get(f"{API}/search", {"q": "mug"}))
-        assert post(f"{live_server.url}/mcp", rpc("tools/call", {"name": "search", "arguments": {"q": "mug"}}),
-                    mcp_session).status_code == 200
+        assert post(f"{IN_PROCESS_URL}/mcp", rpc("tools/call", {"name": "search", "arguments": {"q": "mug"}}),
+                    mcp_session, http=http).status_code == 200
     assert_error(agent.get(f"{API}/search", {"q": "mug"}), 429, "rate_limited")
-    over = post(f"{live_server.url}/mcp", rpc("tools/call", {"name": "search", "arguments": {"q": "mug"}}),
-                mcp_session)
+    over = post(f"{IN_PROCESS_URL}/mcp", rpc("tools/call", {"name": "search", "arguments": {"q": "mug"}}),
+                mcp_session, http=http)
     assert over.status_code == 429 and over.json()["error"]["data"]["code"] == "rate_limited"
     assert AuditEvent.objects.filter(capability="search", policy_result="deny:rate_limited").count() == 2  # both sessions
 
@@ -89,11 +88,11 @@ def test_a_limit_set_in_admin_applies_from_the_next_call_on_every_transport(live
     assert ok_data(agent.get(f"{API}/search", {"q": "mug"}))["total"] == 0
 
 
-def test_the_documents_and_the_exported_configuration_carry_the_limit(live_server):
-    llms = requests.get(f"{live_server.url}/llms.txt", timeout=10).text
+def test_the_documents_and_the_exported_configuration_carry_the_limit(http):
+    llms = http.get(f"{IN_PROCESS_URL}/llms.txt", timeout=10).text
     contact_row = next(line for line in llms.splitlines() if line.startswith("| contact |"))
     assert "at most 10 calls an hour" in contact_row
-    openapi = requests.get(f"{live_server.url}/.well-known/agents/openapi.json", timeout=10).json()
+    openapi = http.get(f"{IN_PROCESS_URL}/.well-known/agents/openapi.json", timeout=10).json()
     assert "At most 10 calls an hour" in openapi["paths"][f"{API}/contact"]["post"]["description"]
     exported = {c["name"]: c for c in export_config()["capabilities"]}
     assert exported["contact"]["calls_per_hour"] == 10 and "calls_per_hour" not in exported["search"]

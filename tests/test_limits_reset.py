@@ -1,8 +1,8 @@
-"""X-RateLimit-Reset and Retry-After read from a live server, across a window's end.
+"""X-RateLimit-Reset and Retry-After read (in process), across a window's end.
 
 X-RateLimit-Reset is the Unix time, in seconds, at which the counting window resets (the
 protocol's interaction API); Retry-After stays HTTP's delta-seconds. django-ratelimit's windows
-are fixed 60-second windows offset per key. Its clock is frozen (the live server runs in this
+are fixed 60-second windows offset per key. Its clock is frozen (the site answers in this
 process), so the test sets the time to the window's last second and then to its end instead of
 sleeping there; tests/test_conformance.py::test_the_reset_time_is_on_the_real_clock checks
 Reset against the real clock.
@@ -10,11 +10,10 @@ Reset against the real clock.
 from types import SimpleNamespace
 
 import pytest
-import requests
 from django_ratelimit import core as ratelimit_core
 
 from agents_protocol.models import RateLimitConfig
-from tests.api_client import API
+from tests.api_client import API, IN_PROCESS_URL
 from tests.bursts import assert_reset_matches_retry_after
 
 LIMIT = 2
@@ -30,15 +29,15 @@ def clock(monkeypatch):
 
 
 @pytest.fixture
-def search(live_server, settings):
+def search(http, settings):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "TRUSTED_PROXY_COUNT": 1}
     config = RateLimitConfig.load()
     config.requests_per_minute = LIMIT
     config.save()
 
     def call():
-        return requests.get(f"{live_server.url}{API}/search", params={"q": "mug"},
-                            headers={"X-Forwarded-For": ADDRESS}, timeout=10)
+        return http.get(f"{IN_PROCESS_URL}{API}/search", params={"q": "mug"},
+                        headers={"X-Forwarded-For": ADDRESS}, timeout=10)
 
     return call
 

@@ -10,6 +10,7 @@ from django.urls import set_script_prefix
 
 from agents_protocol import checks
 from agents_protocol.checks import provider_interface_problems
+from agents_protocol.core.conf import AgentsProtocolSettings
 from agents_protocol.core.provider import ShopProvider
 from agents_protocol.http.middleware import AgentsApiMiddleware
 from agents_protocol.http.routing import API_PREFIX
@@ -121,8 +122,9 @@ def test_e001_the_provider_is_not_set(settings):
 
 def test_e002_the_provider_cannot_be_imported(settings):
     settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER="acme.agents.NoSuchProvider")
-    [error] = checks.provider_configured(None)
+    [error] = checks.setting_values_valid(None)
     assert error.id == "agents_protocol.E002" and "acme.agents.NoSuchProvider" in error.msg
+    assert checks.provider_configured(None) == []
 
 
 def test_e003_the_provider_does_not_implement_the_protocol(settings):
@@ -148,8 +150,10 @@ def test_a_non_dict_setting_is_reported_by_the_whole_check_run_not_a_traceback(s
 
 def test_e002_a_provider_that_is_not_a_provider_class(settings):
     settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, PROVIDER="agents_protocol.core.conf.PIPELINE_STEPS")
-    [error] = checks.provider_configured(None)
+    [error] = checks.setting_values_valid(None)
     assert error.id == "agents_protocol.E002" and "is not a subclass of ShopProvider" in error.msg
+    assert checks.provider_configured(None) == []
+    assert checks.every_enabled_capability_is_implemented(None, databases=["default"]) == []
 
 
 def test_e013_the_shipped_settings_have_the_right_types():
@@ -173,6 +177,36 @@ def test_e013_a_setting_of_the_wrong_type(settings, name, value, problem):
     [error] = checks.setting_values_valid(None)
     assert error.id == "agents_protocol.E013"
     assert error.msg.startswith(f"AGENTS_PROTOCOL[{name!r}] ") and problem in error.msg
+
+
+@pytest.mark.parametrize("name, value, problem", [
+    ("SIGNING_KEY", 32, "must be a string or None, not 32"),
+    ("SIGNING_KEY_FILE", 600, "must be a file path or None, not 600"),
+    ("MAX_URL_BYTES", 0, "must be a whole number of at least 1, not 0"),
+    ("PERMISSION_CLASSES", [None], "must be a list of dotted paths, not [None]"),
+    ("EXCEPTION_HANDLER", ["agents_protocol.http.exceptions.envelope_exception_handler"], "must be a dotted path"),
+    ("REVISION_SIGNAL", "acme.embedded", "which has no read() and bump() methods"),
+    ("SINGLE_PROCESS", "False", "must be True or False, not 'False'"),  # a string from the environment
+    ("SESSION_IDLE_SECONDS", -1, "must be a whole number of at least 0, not -1"),
+])
+def test_e013_kinds_the_declaration_adds(settings, name, value, problem):
+    settings.AGENTS_PROTOCOL = agents_protocol_settings(settings, **{name: value})
+    [error] = checks.setting_values_valid(None)
+    assert problem in error.msg
+    assert error.hint == f"{name}: {getattr(AgentsProtocolSettings, name).meaning}"
+
+
+@pytest.mark.parametrize("declared", AgentsProtocolSettings.declared(), ids=lambda declared: declared.name)
+def test_every_declared_setting_of_the_wrong_type_is_reported_by_its_check(settings, declared):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, declared.name: 1.5}
+    [error] = [message for message in run_checks() if message.id and message.id.startswith("agents_protocol")]
+    assert error.id == (declared.check or "agents_protocol.E013")
+    assert error.msg.startswith(f"AGENTS_PROTOCOL[{declared.name!r}] must be ") and "not 1.5" in error.msg
+
+
+def test_every_declared_default_passes_its_own_check():
+    for declared in AgentsProtocolSettings.declared():
+        assert declared.kind.problem(declared.default) is None, declared.name
 
 
 def test_e014_a_dummy_rate_limit_cache_counts_nothing(settings):
@@ -275,13 +309,13 @@ def test_e008_a_signing_key_that_is_not_32_bytes(settings):
 ])
 def test_e011_a_sandbox_that_is_not_a_dict_of_its_whole_numbers(settings, value):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SANDBOX": value}
-    assert ids(checks.sandbox_valid(None)) == ["agents_protocol.E011"]
+    assert ids(checks.setting_values_valid(None)) == ["agents_protocol.E011"]
 
 
 @pytest.mark.parametrize("value", [None, {}, {"REQUESTS_PER_MINUTE": 1}, {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10}])
 def test_e011_none_or_a_dict_of_its_whole_numbers_passes(settings, value):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "SANDBOX": value}
-    assert checks.sandbox_valid(None) == []
+    assert checks.setting_values_valid(None) == []
 
 
 def test_e009_a_database_other_than_sqlite_or_postgresql(monkeypatch):
@@ -351,13 +385,13 @@ def test_w003_reads_a_file_database_only_when_asked(monkeypatch):
 @pytest.mark.parametrize("value", ["no.such.module.Signal", "agents_protocol.core.config.ProtocolConfig"])
 def test_e012_a_revision_signal_that_cannot_be_imported_or_has_no_read_and_bump(settings, value):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "REVISION_SIGNAL": value}
-    assert ids(checks.revision_signal_importable(None)) == ["agents_protocol.E012"]
+    assert ids(checks.setting_values_valid(None)) == ["agents_protocol.E012"]
 
 
 @pytest.mark.parametrize("value", [None, "acme.embedded.stamp.SharedMemoryStamp"])
 def test_e012_none_or_a_class_with_read_and_bump_passes(settings, value):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "REVISION_SIGNAL": value}
-    assert checks.revision_signal_importable(None) == []
+    assert checks.setting_values_valid(None) == []
 
 
 class SearchOnlyProvider(ShopProvider):

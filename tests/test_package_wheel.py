@@ -77,7 +77,7 @@ def test_the_sdist_holds_the_app_its_docs_and_pyproject_only(dist):
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     tops = {name.split("/")[0] for name in names}
     assert tops == {"agents_protocol", "docs", "pyproject.toml", "PKG-INFO", ".gitignore"}
-    assert {name for name in names if name.startswith("docs/")} == {"docs/integration.md"}
+    assert {name for name in names if name.startswith("docs/")} == {"docs/index.md"}
     assert tracked_app_files() - names == set()
 
 
@@ -133,4 +133,4 @@ def test_metadata_names_the_supported_django_and_python_versions(metadata):
     assert {"Programming Language :: Python :: 3.11", "Programming Language :: Python :: 3.12"} <= set(classifiers)
     assert metadata["Requires-Python"] == ">=3.11"
     assert (metadata["Name"], metadata["Version"]) == ("agents-protocol", VERSION)
-    assert "pip install" in metadata.get_payload()  # the long description is docs/integration.md
+    assert "pip install" in metadata.get_payload()  # the long description is docs/index.md

@@ -1,7 +1,6 @@
 """The pipeline's steps are DRF classes a shop swaps from AGENTS_PROTOCOL, one at a time, and
-the session authentication works on a shop's own DRF views (real HTTP against live_server)."""
+the session authentication works on a shop's own DRF views (in process)."""
 import pytest
-import requests
 from django.test import RequestFactory
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
@@ -11,7 +10,7 @@ from agents_protocol.http.authentication import AgentSessionAuthentication
 from agents_protocol.http.exceptions import envelope_exception_handler
 from agents_protocol.http.throttling import AgentRateThrottle
 from agents_protocol.http.views import AgentApiView
-from tests.api_client import API, AgentClient, assert_error, auth_headers, ok_data
+from tests.api_client import API, IN_PROCESS_URL, AgentClient, assert_error, auth_headers, ok_data
 from tests.factories import make_agent_session, make_product
 
 TIMEOUT = 10
@@ -53,39 +52,39 @@ def steps(settings, **overrides):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, **overrides}
 
 
-def test_a_swapped_throttle_refuses_with_the_envelope_and_its_wait(live_server, settings):
+def test_a_swapped_throttle_refuses_with_the_envelope_and_its_wait(site_client, settings):
     steps(settings, THROTTLE_CLASSES=[f"{__name__}.RefuseEverything"])
-    response = AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"})
+    response = AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"})
     assert_error(response, 429, "rate_limited")
     assert response.headers["Retry-After"] == "7"
 
 
-def test_a_throttle_subclass_replaces_the_default_alone(live_server, settings):
+def test_a_throttle_subclass_replaces_the_default_alone(site_client, settings):
     steps(settings, THROTTLE_CLASSES=[f"{__name__}.NeverCounts"])
-    response = AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"})
+    response = AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"})
     ok_data(response)
     assert "X-RateLimit-Remaining" not in response.headers
 
 
-def test_without_the_setting_the_default_throttle_counts(live_server):
-    response = AgentClient(live_server.url).get(f"{API}/search", {"q": "mug"})
+def test_without_the_setting_the_default_throttle_counts(site_client):
+    response = AgentClient(django_client=site_client).get(f"{API}/search", {"q": "mug"})
     ok_data(response)
     assert response.headers["X-RateLimit-Remaining"] == str(int(response.headers["X-RateLimit-Limit"]) - 1)
 
 
-def test_a_swapped_authentication_reads_the_shops_own_header(live_server, settings):
+def test_a_swapped_authentication_reads_the_shops_own_header(http, settings):
     steps(settings, AUTHENTICATION_CLASSES=[f"{__name__}.ShopHeaderAuthentication"])
     session, mug = make_agent_session(), make_product(stock=5)
-    answer = requests.post(f"{live_server.url}{API}/cart/add", json={"item_id": mug.public_id, "quantity": 1},
-                           headers={"X-Shop-Agent": session.raw_token}, timeout=TIMEOUT)
+    answer = http.post(f"{IN_PROCESS_URL}{API}/cart/add", json={"item_id": mug.public_id, "quantity": 1},
+                       headers={"X-Shop-Agent": session.raw_token}, timeout=TIMEOUT)
     assert ok_data(answer)["quantity"] == 1
-    assert_error(requests.post(f"{live_server.url}{API}/cart/add", json={"item_id": mug.public_id},
-                               headers={"X-Shop-Agent": "not-a-token"}, timeout=TIMEOUT), 401, "session_invalid")
+    assert_error(http.post(f"{IN_PROCESS_URL}{API}/cart/add", json={"item_id": mug.public_id},
+                           headers={"X-Shop-Agent": "not-a-token"}, timeout=TIMEOUT), 401, "session_invalid")
 
 
-def test_a_swapped_exception_handler_writes_every_refusal(live_server, settings):
+def test_a_swapped_exception_handler_writes_every_refusal(site_client, settings):
     steps(settings, EXCEPTION_HANDLER=f"{__name__}.tagging_exception_handler")
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     refused = agent.post(f"{API}/cart/add", {"item_id": "x"})
     assert_error(refused, 401, "session_required")
     assert refused.headers["X-Shop-Refusal"] == "session_required"
@@ -100,16 +99,16 @@ def test_the_exception_handler_answers_any_exception_as_an_envelope():
 
 
 @pytest.mark.urls("tests.shop_drf_urls")
-def test_the_session_authentication_guards_a_shops_own_drf_view(live_server):
+def test_the_session_authentication_guards_a_shops_own_drf_view(http):
     session = make_agent_session()
-    whoami = f"{live_server.url}/shop-api/whoami"
-    answer = requests.get(whoami, headers=auth_headers(session.raw_token), timeout=TIMEOUT)
+    whoami = f"{IN_PROCESS_URL}/shop-api/whoami"
+    answer = http.get(whoami, headers=auth_headers(session.raw_token), timeout=TIMEOUT)
     assert answer.status_code == 200
     assert answer.json() == {"session_id": session.public_id, "user": f"agent session {session.public_id}"}
     for header in ["X-Session-Token", "X-Agent-Session"]:
-        answer = requests.get(whoami, headers=auth_headers(session.raw_token, header), timeout=TIMEOUT)
+        answer = http.get(whoami, headers=auth_headers(session.raw_token, header), timeout=TIMEOUT)
         assert answer.json()["session_id"] == session.public_id
-    refused = requests.get(whoami, headers=auth_headers("forged"), timeout=TIMEOUT)
+    refused = http.get(whoami, headers=auth_headers("forged"), timeout=TIMEOUT)
     assert refused.status_code == 401 and refused.headers["WWW-Authenticate"] == 'Bearer realm="agents"'
 
 

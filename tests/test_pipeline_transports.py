@@ -8,8 +8,9 @@ the same steps run: body guards, authentication, rate limits, parameter validati
 Idempotency-Key, the audit event, and nothing stored changes when a call is refused.
 
 Each property is written once and parametrized over the transports (`transport` fixture:
-api, a2a, pactspec, pactspec-dispatch, mcp). The adapters (tests/transports.py) call over real HTTP
-(live_server) and read each wire format into one `Outcome`, checking the format as they read:
+api, a2a, pactspec, pactspec-dispatch, mcp). The adapters (tests/transports.py) call in process
+(Django's test client; each transport's real-HTTP path is tested in tests/test_interop_*.py) and
+read each wire format into one `Outcome`, checking the format as they read:
 the agent API's envelope, PactSpec's data or the agent API's error envelope, A2A's JSON-RPC
 result or error with its google.rpc ErrorInfo (HTTP 401 and 429 for those refusals, else 200),
 MCP's tool result (isError with the envelope) or JSON-RPC error (a session refused: HTTP 400
@@ -22,7 +23,6 @@ import time
 from types import SimpleNamespace
 
 import pytest
-import requests
 from django.utils import timezone
 from django_ratelimit import core
 
@@ -32,9 +32,10 @@ from agents_protocol.core.errors import CapabilityError
 from agents_protocol.http.sessions import end_session
 from agents_protocol.models import AgentSession, AuditEvent, IdempotencyRecord, RateLimitConfig
 from cart.models import CartLine, Order
+from tests.api_client import IN_PROCESS_URL
 from tests.factories import make_agent_session, make_product
 from tests.test_hostile_input import stored_state
-from tests.transports import TIMEOUT, TRANSPORTS, discovered, refused, token_header
+from tests.transports import TIMEOUT, TRANSPORTS, refused, token_header
 
 MAX_BODY_BYTES = 64 * 1024  # the default MAX_BODY_BYTES
 TOKEN_HEADERS = ["Authorization", "X-Session-Token", "X-Agent-Session"]
@@ -42,12 +43,12 @@ FROZEN_NOW = 1_800_000_000  # the Unix second the `clock` fixture freezes django
 
 
 @pytest.fixture(params=list(TRANSPORTS))
-def transport(request, live_server):
-    return TRANSPORTS[request.param](live_server.url)
+def transport(request, site_client):
+    return TRANSPORTS[request.param](site_client)
 
 
 @pytest.fixture
-def shop(live_server):
+def shop(db):
     make_product(public_id="mug", stock=50)
     make_product(public_id="vase", stock=50)
     make_product(public_id="few", stock=2)
@@ -206,13 +207,13 @@ def test_past_the_limit_a_session_gets_429_rate_limited_and_others_keep_their_bu
 
 
 @pytest.mark.parametrize("last", ["api", "a2a", "pactspec"])
-def test_one_session_has_one_budget_across_the_transports(live_server, token, clock, last):
+def test_one_session_has_one_budget_across_the_transports(site_client, token, clock, last):
     """With requests_per_minute = 4, two calls of a session through each of two transports use its
     budget up: the fifth, through the third transport, is 429 rate_limited."""
     set_limit(4)
-    transports = [TRANSPORTS[name](live_server.url) for name in ("api", "a2a", "pactspec") if name != last]
+    transports = [TRANSPORTS[name](site_client) for name in ("api", "a2a", "pactspec") if name != last]
     calls = [transport.call("cart.view", token=token) for transport in transports for _ in range(2)]
-    over = TRANSPORTS[last](live_server.url).call("cart.view", token=token)
+    over = TRANSPORTS[last](site_client).call("cart.view", token=token)
 
     assert all(o.ok for o in calls), [o.body for o in calls]
     assert [o.headers.get("X-RateLimit-Remaining") for o in calls] == ["3", "2", "1", "0"]
@@ -301,23 +302,22 @@ def test_a_refusal_that_asks_for_a_retry_is_not_kept_under_its_key(transport, to
 # 7. Audit
 
 
-def start_session(base_url):
-    """(token, session id) of a session created through the session endpoint (so it is audited)."""
-    response = requests.post(base_url + discovered(base_url).session["create"], timeout=TIMEOUT,
-                             json={"agent_name": "pipeline-test"})
+def start_session(http, site):
+    """(token, session id) of a session created through the session endpoint `site` (a transport's
+    reading of the documents) publishes, so it is audited."""
+    response = http.post(IN_PROCESS_URL + site.session["create"], timeout=TIMEOUT, json={"agent_name": "pipeline-test"})
     assert response.status_code == 201, response.text
     data = response.json()["data"]
     return data["session_token"], data["session_id"]
 
 
-def sealed_trail(base_url, token):
+def sealed_trail(http, site, token):
     """End the session with DELETE, fetch its artifact as the agent API allows; (artifact, published key)."""
-    ended = requests.delete(base_url + discovered(base_url).session["delete"], timeout=TIMEOUT,
-                            headers=token_header(token))
+    ended = http.delete(IN_PROCESS_URL + site.session["delete"], timeout=TIMEOUT, headers=token_header(token))
     assert ended.status_code == 200, ended.text
-    artifact = requests.get(ended.json()["data"]["audit_url"], headers=token_header(token), timeout=TIMEOUT)
+    artifact = http.get(ended.json()["data"]["audit_url"], headers=token_header(token), timeout=TIMEOUT)
     assert artifact.status_code == 200, artifact.text
-    key = requests.get(f"{base_url}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
+    key = http.get(f"{IN_PROCESS_URL}/.well-known/agents.json", timeout=TIMEOUT).json()["audit"]["public_key"]
     return artifact.json()["data"], key
 
 
@@ -327,11 +327,11 @@ def trail(artifact):
 
 @pytest.mark.usefixtures("key_file")
 def test_a_session_ended_during_a_change_refuses_the_change_and_its_trail_ends_as_sealed(
-        transport, shop, live_server, monkeypatch):
+        transport, shop, http, monkeypatch):
     """The change and its event commit together: a session ended (by another request) between the
     call's authentication and its write refuses the change, 401 session_ended, instead of
     committing a change its sealed trail will never show. The race is staged inside the call."""
-    token, session_id = start_session(live_server.url)
+    token, session_id = start_session(http, transport.site)
     add_to_cart = AcmeProvider.cart_add
 
     def ended_meanwhile(provider, context, item_id, quantity):
@@ -346,17 +346,17 @@ def test_a_session_ended_during_a_change_refuses_the_change_and_its_trail_ends_a
 
 
 @pytest.mark.usefixtures("key_file")
-def test_a_sessions_calls_through_one_transport_are_in_its_sealed_trail(transport, shop, live_server):
+def test_a_sessions_calls_through_one_transport_are_in_its_sealed_trail(transport, shop, http):
     """Allowed and refused calls of a session through the transport are in its sealed audit trail,
     in call order, each with its capability and "allow" or "deny:<code>"; the artifact verifies
     with the published key."""
-    token, _ = start_session(live_server.url)
+    token, _ = start_session(http, transport.site)
     assert transport.call("cart.add", {"item_id": "mug", "quantity": 2}, token=token).ok
     refused(transport.call("cart.add", {"item_id": "nope"}, token=token), 404, "unknown_item")
     refused(transport.call("cart.add", {"item_id": "mug", "quantity": "two"}, token=token), 400, "invalid_params")
     assert transport.call("cart.view", token=token).ok
 
-    artifact, key = sealed_trail(live_server.url, token)
+    artifact, key = sealed_trail(http, transport.site, token)
     assert trail(artifact) == [
         ("session.create", "allow"), ("cart.add", "allow"), ("cart.add", "deny:unknown_item"),
         ("cart.add", "deny:invalid_params"), ("cart.view", "allow"), ("session.end", "allow:ended:deleted"),
@@ -365,11 +365,11 @@ def test_a_sessions_calls_through_one_transport_are_in_its_sealed_trail(transpor
 
 
 @pytest.mark.usefixtures("key_file")
-def test_one_sessions_calls_through_all_transports_are_one_sealed_trail_in_call_order(shop, live_server):
+def test_one_sessions_calls_through_all_transports_are_one_sealed_trail_in_call_order(shop, http):
     """Calls of one session through the agent API, A2A, PactSpec (both forms) and MCP, allowed and
     refused, are one chain in call order, and the sealed artifact verifies with the published key."""
-    api, a2a, pactspec, dispatch, mcp = (TRANSPORTS[name](live_server.url) for name in TRANSPORTS)
-    token, _ = start_session(live_server.url)
+    api, a2a, pactspec, dispatch, mcp = (TRANSPORTS[name](http.django_client) for name in TRANSPORTS)
+    token, _ = start_session(http, api.site)
     assert api.call("cart.add", {"item_id": "mug"}, token=token).ok
     refused(a2a.call("cart.add", {"item_id": "nope"}, token=token), 404, "unknown_item")
     assert pactspec.call("cart.add", {"item_id": "vase"}, token=token).ok
@@ -380,7 +380,7 @@ def test_one_sessions_calls_through_all_transports_are_one_sealed_trail_in_call_
     refused(mcp.call("cart.add", {"item_id": "nope"}, token=token), 404, "unknown_item")
     assert mcp.call("cart.view", token=token).ok
 
-    artifact, key = sealed_trail(live_server.url, token)
+    artifact, key = sealed_trail(http, api.site, token)
     assert trail(artifact) == [
         ("session.create", "allow"), ("cart.add", "allow"), ("cart.add", "deny:unknown_item"),
         ("cart.add", "allow"), ("cart.add", "deny:invalid_params"), ("cart.view", "allow"),

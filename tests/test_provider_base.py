@@ -1,6 +1,6 @@
 """A shop's provider subclasses ShopProvider and overrides only what the shop supports.
 
-The provider here implements search and item_detail alone: those are served over HTTP, every
+The provider here implements search and item_detail alone: those are served (in process), every
 other capability answers 501 not_implemented in the envelope, check W002 names the enabled
 ones, and a method the base class gains later breaks nothing.
 """
@@ -69,8 +69,8 @@ def w002_capabilities():
                   if message.id == "agents_protocol.W002")
 
 
-def test_the_methods_it_overrides_are_served(live_server, search_and_detail_only):
-    agent = AgentClient(live_server.url)
+def test_the_methods_it_overrides_are_served(site_client, search_and_detail_only):
+    agent = AgentClient(django_client=site_client)
     found = ok_data(agent.get(f"{API}/search", {"q": "vase", "limit": 5}))
     assert found["results"] == [{**VASE, "query": "vase"}] and found["total"] == 1
     assert ok_data(agent.get(f"{API}/detail/vase-7"))["description"] == "Stoneware"
@@ -78,8 +78,8 @@ def test_the_methods_it_overrides_are_served(live_server, search_and_detail_only
 
 
 @pytest.mark.parametrize("capability", sorted(UNIMPLEMENTED))
-def test_every_other_capability_answers_501_and_stores_nothing(live_server, search_and_detail_only, capability):
-    agent = AgentClient(live_server.url)
+def test_every_other_capability_answers_501_and_stores_nothing(site_client, search_and_detail_only, capability):
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     method, path, params = UNIMPLEMENTED[capability]
     body = assert_error(agent.request(method, f"{API}{path}", params), 501, "not_implemented")
@@ -114,7 +114,7 @@ def gift_wrap(self, context, *, item_id, paper):
     raise not_implemented("gift.wrap")
 
 
-def test_a_method_the_base_class_gains_later_breaks_no_provider(live_server, search_and_detail_only, monkeypatch):
+def test_a_method_the_base_class_gains_later_breaks_no_provider(site_client, search_and_detail_only, monkeypatch):
     monkeypatch.setattr(ShopProvider, "gift_wrap", gift_wrap, raising=False)
     assert "gift_wrap" in base_methods()
     for provider_class in (SearchAndDetailProvider, AcmeProvider):
@@ -122,5 +122,5 @@ def test_a_method_the_base_class_gains_later_breaks_no_provider(live_server, sea
         assert not implements(provider_class, "gift_wrap")
     assert [m for m in run_checks(databases=["default"]) if m.id.startswith("agents_protocol.E")] == []
     assert w002_capabilities() == sorted(UNIMPLEMENTED)
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     assert ok_data(agent.get(f"{API}/search", {"q": "vase"}))["total"] == 1

@@ -1,4 +1,5 @@
-"""What ordinary Django code returns from a shop's provider reaches the agent, over HTTP.
+"""What ordinary Django code returns from a shop's provider reaches the agent, in process (and to
+the official MCP client, over HTTP).
 
 A provider written with the ORM hands the app datetimes, dates, UUIDs, lazy translation text
 and sets: the one codec writes them (times as the app writes its own, in UTC with a Z), and
@@ -66,15 +67,20 @@ class DjangoValuesProvider(ShopProvider):
 
 
 @pytest.fixture
-def django_shop(settings, live_server):
+def django_shop(settings, site_client):
     settings.TIME_ZONE = "Europe/Paris"
-    return agent_of_a_shop(settings, live_server, DjangoValuesProvider)
+    return agent_of_a_shop(settings, site_client, DjangoValuesProvider)
 
 
-def agent_of_a_shop(settings, live_server, provider):
-    """An agent, in a session, of the site served with `provider` as its shop."""
+def serve_with(settings, provider):
+    """The site answers with `provider` as its shop."""
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.{provider.__name__}"}
-    agent = AgentClient(live_server.url)
+
+
+def agent_of_a_shop(settings, site_client, provider):
+    """An agent, in a session (in process), of the site served with `provider` as its shop."""
+    serve_with(settings, provider)
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     return agent
 
@@ -175,8 +181,8 @@ class IntegerIdsProvider(ShopProvider):
 
 
 @pytest.fixture
-def pk_shop(settings, live_server):
-    return agent_of_a_shop(settings, live_server, IntegerIdsProvider)
+def pk_shop(settings, site_client):
+    return agent_of_a_shop(settings, site_client, IntegerIdsProvider)
 
 
 def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop):
@@ -229,7 +235,8 @@ async def call_tools_with_the_official_client(url):
     return found, detail, added
 
 
-def test_the_official_mcp_client_takes_the_answers_and_an_id_goes_back_into_cart_add(pk_shop, live_server):
+def test_the_official_mcp_client_takes_the_answers_and_an_id_goes_back_into_cart_add(settings, live_server):
+    serve_with(settings, IntegerIdsProvider)
     found, detail, added = run_in_a_loop_of_its_own(call_tools_with_the_official_client(f"{live_server.url}/mcp"))
     assert not found.is_error and not detail.is_error and not added.is_error, added.content
     assert added.structured_content["item_id"] == "7"
@@ -244,8 +251,8 @@ class WideAmountsProvider(ShopProvider):
 
 
 @pytest.fixture
-def wide_shop(settings, live_server):
-    return agent_of_a_shop(settings, live_server, WideAmountsProvider)
+def wide_shop(settings, site_client):
+    return agent_of_a_shop(settings, site_client, WideAmountsProvider)
 
 
 def test_an_amount_wider_than_the_default_decimal_context_is_written_to_its_cent(wide_shop):
@@ -283,21 +290,22 @@ class CarelessRefusalsProvider(ShopProvider):
 
 
 @pytest.fixture
-def careless_shop(settings, live_server):
-    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.CarelessRefusalsProvider"}
-    return live_server.url
+def careless_shop(settings, site_client):
+    """An agent (no session yet, in process) of the site served with CarelessRefusalsProvider."""
+    serve_with(settings, CarelessRefusalsProvider)
+    return AgentClient(django_client=site_client)
 
 
 @pytest.mark.parametrize("status", REFUSAL_STATUSES)
 def test_a_refusal_with_a_status_that_is_no_http_error_is_the_500_envelope(careless_shop, status):
-    agent = AgentClient(careless_shop)
+    agent = careless_shop
     agent.start_session(agent_name="test")
     contact = {"name": "Ann", "email": "ann@example.com", "message": status}
     assert_error(agent.post(f"{API}/contact", contact), 500, "internal_error")
 
 
 def test_a_notice_given_as_one_string_is_one_notice(careless_shop):
-    agent = AgentClient(careless_shop)
+    agent = careless_shop
     agent.start_session(agent_name="test")
     handoff = ok_data(agent.post(f"{API}/checkout"))
     assert handoff["notices"] == ["The cup costs more now."]
@@ -305,9 +313,9 @@ def test_a_notice_given_as_one_string_is_one_notice(careless_shop):
     assert handoff["message"] == "Give this link to your human to review the order and pay. Do not open it yourself."
 
 
-def test_the_demo_shop_tells_the_agent_what_its_page_asks_for(live_server):
+def test_the_demo_shop_tells_the_agent_what_its_page_asks_for(site_client):
     make_product(public_id="cup")
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     ok_data(agent.post(f"{API}/cart/add", {"item_id": "cup"}))
     assert "enter contact and shipping details" in ok_data(agent.post(f"{API}/checkout"))["message"]
@@ -315,7 +323,7 @@ def test_the_demo_shop_tells_the_agent_what_its_page_asks_for(live_server):
 
 @pytest.mark.parametrize("mistake", HANDOFFS)
 def test_a_handoff_without_an_aware_expiry_or_an_absolute_url_is_the_500_envelope(careless_shop, mistake):
-    agent = AgentClient(careless_shop)
+    agent = careless_shop
     agent.start_session(agent_name="test", purpose=mistake)
     assert_error(agent.post(f"{API}/checkout"), 500, "internal_error")
 

@@ -1,4 +1,4 @@
-"""What the app does for a shop's provider, over HTTP: money written with its currency's minor
+"""What the app does for a shop's provider, in process: money written with its currency's minor
 units whatever the provider returns, quantities range-checked before the provider is called,
 and every call that changes something inside a transaction the app opens, with its audit event.
 """
@@ -52,10 +52,10 @@ class RawProvider(ShopProvider):
 
 
 @pytest.fixture
-def raw_shop(settings, live_server):
+def raw_shop(settings, site_client):
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.RawProvider"}
     CALLS.clear()
-    agent = AgentClient(live_server.url)
+    agent = AgentClient(django_client=site_client)
     agent.start_session(agent_name="test")
     return agent
 
@@ -96,6 +96,7 @@ def test_quantities_in_range_do(raw_shop):
     assert [(name, arguments["quantity"]) for name, arguments, _ in CALLS] == [("cart_update", 0), ("cart_add", 1000)]
 
 
+@pytest.mark.django_db(transaction=True)  # outside the test's own transaction: what the app opens is seen
 def test_a_change_runs_in_the_apps_transaction_with_its_audit_event(raw_shop):
     ok_data(raw_shop.post(f"{API}/cart/add", {"item_id": "cup", "quantity": 2}))
     ok_data(raw_shop.get(f"{API}/cart/view"))

@@ -18,6 +18,7 @@ import pytest
 import requests
 
 from agents_protocol.audit.verification import verify
+from agents_protocol.core.defaults import MAX_SESSIONS
 from tests.api_client import API, SESSION_PATH
 from tests.backing_services import postgres_server, redis_server  # noqa: F401 (fixtures)
 from tests.servers import migrate, serve_site, set_rate_limit, site_env
@@ -231,9 +232,9 @@ def test_parallel_adds_with_one_idempotency_key_add_once(deployment):
 def test_parallel_session_creates_from_one_address_stop_exactly_at_max_sessions(deployment):
     agent = Agent(deployment)
 
-    responses = agent.together([("POST", SESSION_PATH)] * 15)
+    responses = agent.together([("POST", SESSION_PATH)] * (MAX_SESSIONS + 10))
 
-    assert sorted(codes(responses)) == [(201, None)] * 5 + [(429, "too_many_sessions")] * 10
+    assert sorted(codes(responses)) == [(201, None)] * MAX_SESSIONS + [(429, "too_many_sessions")] * 10
     assert deployment.query(
         "SELECT count(*) FROM agents_protocol_agentsession WHERE client_address = ? AND ended_at IS NULL",
-        (agent.address,)) == [(5,)]
+        (agent.address,)) == [(MAX_SESSIONS,)]

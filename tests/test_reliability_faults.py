@@ -62,8 +62,14 @@ def test_a_stopped_database_is_a_503_envelope_and_the_site_recovers_when_it_retu
         assert_unavailable(agent.get(f"{API}/search", {"q": "mug"}))
         assert_unavailable(agent.post(f"{API}/cart/add", {"item_id": "mug-celadon"}))
         assert_unavailable(agent.post(SESSION_PATH))
-        for transport in ("/.well-known/agents/pactspec/detail", "/.well-known/agents/a2a", "/mcp"):
-            assert_unavailable(requests.post(f"{on_postgres.url}{transport}", json={}, timeout=30))
+        assert_unavailable(requests.post(f"{on_postgres.url}/.well-known/agents/pactspec/detail", json={}, timeout=30))
+        # The JSON-RPC transports answer in their protocol: -32603, for the request's id.
+        message = {"jsonrpc": "2.0", "id": 9, "method": "SendMessage"}
+        a2a = requests.post(f"{on_postgres.url}/.well-known/agents/a2a", json=message, timeout=30)
+        assert a2a.status_code == 200 and a2a.json()["id"] == 9 and a2a.json()["error"]["code"] == -32603
+        mcp = requests.post(f"{on_postgres.url}/mcp", json={**message, "method": "tools/list"}, timeout=30)
+        assert mcp.status_code == 503 and mcp.headers["Retry-After"] == "5"
+        assert mcp.json()["id"] == 9 and mcp.json()["error"]["data"] == {"code": "backend_unavailable", "status": 503}
         page = requests.get(f"{on_postgres.url}/", timeout=30)
         assert page.status_code == 503 and page.headers["Retry-After"] == "5"
         assert page.headers["Content-Type"].startswith("text/html") and "Back in a moment" in page.text

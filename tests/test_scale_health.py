@@ -1,10 +1,10 @@
 """/healthz over real HTTP: 200 when the database and the cache answer, 503 JSON naming the
-one that does not (an unreachable PostgreSQL, an unreachable Redis); /healthz/live 200 either way. The checks need no
-tables, so these sites are not even migrated."""
+one that does not (an unreachable PostgreSQL, an unreachable Redis); /healthz/live 200 either way. The embedded
+database is migrated first: the check wants every migration applied (tests/test_faults_health.py)."""
 import pytest
 import requests
 
-from tests.servers import port_nothing_listens_on, serve_site, site_env
+from tests.servers import migrate, port_nothing_listens_on, serve_site, site_env
 
 
 def healthz(site, path="/healthz"):
@@ -21,7 +21,10 @@ def serve(tmp_path):
     started = []
 
     def serve(**env):
-        started.append(serve_site(site_env(tmp_path, INSTANCE_NAME="probed-instance", **env), workers=1))
+        env = site_env(tmp_path, INSTANCE_NAME="probed-instance", **env)
+        if "DATABASE_URL" not in env:
+            migrate(env)
+        started.append(serve_site(env, workers=1))
         return started[-1]
 
     yield serve

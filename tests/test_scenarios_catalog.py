@@ -1,9 +1,8 @@
-"""The catalog's scenarios played over real HTTP through the normal agent API (catalog/scenarios.py,
+"""The catalog's scenarios played (in process) through the normal agent API (catalog/scenarios.py,
 docs/agent-testing.md): a piece always sold out, the last one, a price that changes once in a cart,
 a variant discontinued after it was added."""
 import jsonschema
 import pytest
-import requests
 
 from agents_protocol.documents.schemas import BUILTIN_OUTPUTS
 from catalog import scenarios
@@ -15,13 +14,14 @@ TIMEOUT = 10
 
 
 @pytest.fixture
-def pieces(live_server):
+def pieces(http):
+    """The scenarios installed; returns `http`, which reaches the site in process."""
     scenarios.install_scenarios()
-    return live_server.url
+    return http
 
 
-def agent(base_url):
-    client = AgentClient(base_url)
+def agent(http):
+    client = AgentClient(django_client=http.django_client)
     client.start_session(agent_name="acme-scenario-test")
     return client
 
@@ -52,7 +52,7 @@ def test_the_last_one_is_taken_by_the_first_confirmed_checkout(pieces):
     ok_data(add(second, scenarios.LAST_ONE))
     handoff = ok_data(first.post(f"{API}/checkout"))
 
-    human = Human(handoff["checkout_url"])
+    human = Human(handoff["checkout_url"], pieces)
     human.open()
     assert "your order is confirmed" in human.confirm().text
 
@@ -66,8 +66,8 @@ def test_an_agent_whose_open_order_holds_the_last_one_does_not_put_it_back(piece
     first, second = agent(pieces), agent(pieces)
     ok_data(add(first, scenarios.LAST_ONE))
     ok_data(add(second, scenarios.LAST_ONE))
-    first_human = Human(ok_data(first.post(f"{API}/checkout"))["checkout_url"])
-    second_human = Human(ok_data(second.post(f"{API}/checkout"))["checkout_url"])
+    first_human = Human(ok_data(first.post(f"{API}/checkout"))["checkout_url"], pieces)
+    second_human = Human(ok_data(second.post(f"{API}/checkout"))["checkout_url"], pieces)
     first_human.open()
     assert "your order is confirmed" in first_human.confirm().text
 
@@ -95,7 +95,7 @@ def test_the_price_changes_once_in_the_cart_and_checkout_says_so(pieces):
         "was added to the cart; the order and your human's page use the new price."
     ]
     jsonschema.validate(handoff, {**BUILTIN_OUTPUTS["checkout"], "additionalProperties": False})  # as published
-    page = requests.get(handoff["checkout_url"], timeout=TIMEOUT).text
+    page = pieces.get(handoff["checkout_url"], timeout=TIMEOUT).text
     assert "36.00 USD" in page and "72.00 USD" in page and "30.00 USD" not in page
     assert detail(agent(pieces), scenarios.PRICE_CHANGE)["price"] == 30.0  # re-armed for the next agent
 

@@ -1,6 +1,6 @@
 """Upkeep of a public demo: what agent traffic leaves behind is bounded by the retention settings.
 
-Traffic is played over HTTP for several days of a simulated calendar: after each day's
+Traffic is played (in process) for several days of a simulated calendar: after each day's
 sessions, the rows that day created are moved back to that day (every timestamp the prune
 commands read; the audit events keep the times they were hashed with, so the trails stay
 what was signed). Then `shop_prune` and `agents_prune` run as cron runs them, and every table
@@ -10,7 +10,6 @@ trail verifies with the published key.
 from datetime import timedelta
 
 import pytest
-import requests
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.core.management import call_command
@@ -23,7 +22,7 @@ from agents_protocol.audit import verify
 from agents_protocol.models import AgentCall, AgentSession, AuditArtifact, AuditEvent, CheckoutHandoff, IdempotencyRecord
 from cart.models import Cart, CartLine, Order, OrderLine
 from catalog.demo import load_demo_catalog
-from tests.api_client import API, SESSION_PATH, AgentClient, ok_data
+from tests.api_client import API, IN_PROCESS_URL, SESSION_PATH, AgentClient, ok_data
 
 RETENTION = {"AUDIT_RETENTION_DAYS": 30, "ACTIVITY_RETENTION_DAYS": 14}
 ORDER_RETENTION_DAYS = CONTACT_RETENTION_DAYS = 20
@@ -32,19 +31,20 @@ SESSIONS_A_DAY = 3
 
 
 @pytest.fixture
-def shop(live_server, settings, tmp_path):
+def shop(http, settings, tmp_path):
+    """The demo shop in process, with short retention; returns `http` to reach it."""
     settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, **RETENTION, "ACTIVITY_BUFFER_SIZE": 1,
                                 "SIGNING_KEY": None, "SIGNING_KEY_FILE": tmp_path / "audit_signing_key"}
     settings.ORDER_RETENTION_DAYS = ORDER_RETENTION_DAYS
     settings.CONTACT_RETENTION_DAYS = CONTACT_RETENTION_DAYS
     load_demo_catalog()
-    return live_server.url
+    return http
 
 
-def play_session(base_url, number):
+def play_session(http, number):
     """One agent's visit: a search, a cart, an Idempotency-Key, a checkout or a contact message,
     and an end (two of three end it themselves; the third is left to expire)."""
-    agent = AgentClient(base_url)
+    agent = AgentClient(django_client=http.django_client)
     agent.start_session(agent_name=f"agent-{number % 2}")
     ok_data(agent.get(f"{API}/search", {"q": "mug"}))
     ok_data(agent.post(f"{API}/cart/add", {"item_id": "mug-celadon", "quantity": 1},
@@ -79,13 +79,13 @@ def high_water_marks():
                                 ("contact", ContactMessage), ("key", IdempotencyRecord), ("call", AgentCall)]}
 
 
-def play_calendar(base_url):
+def play_calendar(http):
     """Each simulated day's traffic; returns {days_ago: ids of the sessions of that day}."""
     sessions_of = {}
     for day, days_ago in enumerate(DAYS_AGO):
         since = high_water_marks()
         for visit in range(SESSIONS_A_DAY):
-            play_session(base_url, day * SESSIONS_A_DAY + visit)
+            play_session(http, day * SESSIONS_A_DAY + visit)
         calls.flush()
         move_back(days_ago, since)
         sessions_of[days_ago] = set(AgentSession.objects.filter(pk__gt=since["session"]).values_list("pk", flat=True))
@@ -132,7 +132,7 @@ def test_a_calendar_of_traffic_pruned_keeps_only_what_retention_says_and_every_t
     assert set(AgentCall.objects.values_list("day", flat=True)) == {
         timezone.localdate() - timedelta(days=d) for d in DAYS_AGO if kept(d, RETENTION["ACTIVITY_RETENTION_DAYS"])}
 
-    published_key = requests.get(f"{shop}/.well-known/agents.json", timeout=10).json()["audit"]["public_key"]
+    published_key = shop.get(f"{IN_PROCESS_URL}/.well-known/agents.json", timeout=10).json()["audit"]["public_key"]
     artifacts = AuditArtifact.objects.all()
     assert artifacts.count() == len(expected_sessions) - 1  # all but today's live one
     for artifact in artifacts:

@@ -1,10 +1,9 @@
-"""Variants (sizes, glazes) over HTTP: detail lists them, cart.add takes a variant's id, listings
+"""Variants (sizes, glazes) in process: detail lists them, cart.add takes a variant's id, listings
 show the parent only, and every published document describes them."""
 import json
 from pathlib import Path
 
 import pytest
-import requests
 from django.core.exceptions import ValidationError
 from jsonschema import Draft7Validator
 
@@ -18,13 +17,13 @@ CANONICAL_SCHEMA = Path(__file__).resolve().parents[1] / "agents_protocol" / "sc
 
 
 @pytest.fixture
-def shop(live_server):
+def shop(site_client):
     load_demo_catalog()
-    return AgentClient(live_server.url)
+    return AgentClient(django_client=site_client)
 
 
-def document(live_server, path):
-    response = requests.get(f"{live_server.url}{path}", timeout=10)
+def document(shop, path):
+    response = shop.get(path)
     assert response.status_code == 200
     return response.json()
 
@@ -66,25 +65,25 @@ def test_listings_show_the_parent_only(shop):
     assert Product.objects.filter(variant_of__isnull=False).count() == 9
 
 
-def test_openapi_and_pactspec_describe_the_variants(shop, live_server):
-    openapi = document(live_server, "/.well-known/agents/openapi.json")
+def test_openapi_and_pactspec_describe_the_variants(shop):
+    openapi = document(shop, "/.well-known/agents/openapi.json")
     detail = next(operation for path in openapi["paths"].values() for operation in path.values()
                   if isinstance(operation, dict) and operation.get("operationId") == "detail")
     data = detail["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["data"]
     assert data["properties"]["variants"]["items"]["required"] == ["id", "attributes"]
-    pactspec = document(live_server, "/.well-known/pactspec.json")
+    pactspec = document(shop, "/.well-known/pactspec.json")
     skill = next(s for s in pactspec["skills"] if s["id"] == "detail")
     assert set(skill["outputSchema"]["properties"]["variants"]["items"]["properties"]) >= {
         "id", "attributes", "price", "stock"}
 
 
-def test_agents_json_and_the_a2a_card_tell_agents_of_variants(shop, live_server):
-    agents = document(live_server, "/.well-known/agents.json")
+def test_agents_json_and_the_a2a_card_tell_agents_of_variants(shop):
+    agents = document(shop, "/.well-known/agents.json")
     capabilities = {c["name"]: c for c in agents["capabilities"]}
     assert "variants" in capabilities["detail"]["description"]
     assert "variants" in capabilities["cart.add"]["params"]["item_id"]["description"]
     Draft7Validator(json.loads(CANONICAL_SCHEMA.read_text())).validate(agents)
-    card = document(live_server, "/.well-known/agent-card.json")
+    card = document(shop, "/.well-known/agent-card.json")
     assert "variants" in next(s for s in card["skills"] if s["id"] == "detail")["description"]
 
 

@@ -24,8 +24,8 @@ the MCP server. An adapter calls a capability one way and reads the wire format 
 Whatever the transport, an answer is never a 5xx, an HTML page, or JSON-RPC's -32603 (internal error).
 
 An adapter calls over real HTTP (`TRANSPORTS[name](live_server.url)`) or in process through
-Django's test client (`TRANSPORTS[name](client)`: no sockets, for the many calls of the
-hypothesis tests). Used by tests/test_pipeline_transports.py and tests/test_hostile_input.py.
+Django's test client (`TRANSPORTS[name](client)`: no sockets, in the test's rolled-back
+transaction). Used by tests/test_pipeline_transports.py, tests/test_hostile_input.py and others.
 """
 import json
 from dataclasses import dataclass

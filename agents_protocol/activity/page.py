@@ -15,7 +15,7 @@ from django.urls import path
 
 from agents_protocol.activity import recorder, report
 from agents_protocol.activity.charts import charts_of, round_ms
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.config import current_config
 
 PERIODS = {"today": 1, "7d": 7, "30d": 30}
@@ -94,6 +94,7 @@ class Table:
     title: str
     headers: list
     rows: list
+    note: str = ""  # what the table cannot show, under it
 
 
 def percent(share):
@@ -113,7 +114,8 @@ def tables_of(activity):
                 percent(row.refused_share), *(row.refusals[code] for code in codes)]
                for row in activity.capabilities]),
         Table("funnel", "Funnel", ["Step", "Sessions", "Conversion from the step before"],
-              [[step.name, step.sessions, percent(step.conversion)] for step in activity.funnel]),
+              [[step.name, step.sessions, percent(step.conversion)] for step in activity.funnel],
+              note=report.FUNNEL_NOTE),
         Table("agents", f"Busiest agents (top {report.BUSIEST_AGENTS})",
               ["Agent", "Version", "Calls", "Refused", "Refusal rate"],
               [[shown(row.name), shown(row.version), row.calls, row.refused, percent(row.refused_share)]
@@ -175,7 +177,7 @@ class AgentActivityAdmin(admin.ModelAdmin):
             "activity": activity,
             "sections": sections_of(activity),
             "query": request.GET.urlencode(),
-            "flush_seconds": get_setting("ACTIVITY_FLUSH_SECONDS"),
+            "flush_seconds": app_settings.ACTIVITY_FLUSH_SECONDS,
         }
         return TemplateResponse(request, "admin/agents_protocol/activity.html", context)
 

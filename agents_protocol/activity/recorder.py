@@ -22,7 +22,7 @@ from django.db import connections, router, transaction
 from django.utils import timezone
 
 from agents_protocol.activity.histogram import bucket_of
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.models import AgentCall
 
 logger = logging.getLogger("agents_protocol.activity")
@@ -45,7 +45,7 @@ class CallBuffer:
 
     def add(self, capability, session, status, code, duration_us):
         if self.size is None:
-            self.size, self.max_age = get_setting("ACTIVITY_BUFFER_SIZE"), get_setting("ACTIVITY_FLUSH_SECONDS")
+            self.size, self.max_age = app_settings.ACTIVITY_BUFFER_SIZE, app_settings.ACTIVITY_FLUSH_SECONDS
         if self.size <= 0:
             return
         agent = (session.agent_name, session.agent_version) if session is not None else ("", "")
@@ -93,7 +93,7 @@ class CallBuffer:
         if self.last_prune is not None and now - self.last_prune < PRUNE_EVERY_SECONDS:
             return
         self.last_prune = now
-        prune(get_setting("ACTIVITY_RETENTION_DAYS"))
+        prune(app_settings.ACTIVITY_RETENTION_DAYS)
 
 
 COLUMNS = ("at", "day", "capability", "session_pk", "agent_name", "agent_version", "status", "code", "duration_us",

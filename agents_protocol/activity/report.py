@@ -16,13 +16,18 @@ from agents_protocol.core.models import AgentCall
 from agents_protocol.core.provider import get_provider
 
 SESSION_CREATE = "session.create"
-# The funnel's steps after "sessions", each reached by a successful call of one of its capabilities
-# in a session that reached every step before it; "paid" comes from the shop (ShopProvider.paid_sessions).
+# The funnel's steps after "sessions", each reached by a session started in the period with a
+# successful call of one of its capabilities or of a later step's (a session that added to its cart
+# found the item somehow); "paid" comes from the shop (ShopProvider.paid_sessions).
 FUNNEL_STEPS = (
     ("searched", ("search", "browse")),
     ("added to cart", ("cart.add",)),
     ("checked out", ("checkout",)),
 )
+FUNNEL_NOTE = (
+    "Search, browse and detail need no session: a call made without the session's token belongs to no session. "
+    "So \"searched\" counts the sessions that searched with their token and those that went on to add to the "
+    "cart; what an agent looked at before it created its session is not seen.")
 BUSIEST_AGENTS = 10
 NO_AGENT = "(no session, or unnamed)"  # calls are kept by agent name: a session made without one has none
 
@@ -185,12 +190,17 @@ def busiest_agents(filters):
 
 
 def funnel(filters):
-    """Sessions started in the period → those that then searched → added to cart → checked out →
-    paid: each step counts the sessions of the step before that made a successful call of it.
+    """Sessions started in the period → those that searched → added to cart → checked out → paid:
+    a step counts the sessions that made a successful call of it or of any later step (FUNNEL_NOTE).
     One read of the funnel index per capability, the distinct sessions in its order."""
-    reached = [sessions_calling(filters, SESSION_CREATE)]
-    for _, capabilities in FUNNEL_STEPS:
-        reached.append(reached[-1] & set().union(*(sessions_calling(filters, name) for name in capabilities)))
+    started = sessions_calling(filters, SESSION_CREATE)
+    called = [started & set().union(*(sessions_calling(filters, name) for name in capabilities))
+              for _, capabilities in FUNNEL_STEPS]
+    reached, went_further = [], set()
+    for sessions in reversed(called):
+        went_further |= sessions
+        reached.insert(0, set(went_further))
+    reached.insert(0, started)
     paid = paid_sessions(sorted(reached[-1]))
     counts = [*(len(sessions) for sessions in reached), len(paid)]
     names = ["sessions", *(name for name, _ in FUNNEL_STEPS), "paid"]

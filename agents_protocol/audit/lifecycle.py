@@ -10,7 +10,7 @@ from nacl.signing import SigningKey as NaclSigningKey
 from agents_protocol.audit.chain import close_and_seal
 from agents_protocol.audit.keys import key_id, public_key_b64
 from agents_protocol.audit.signing import current_key_record, replace_key_file
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.config import bump_revision
 from agents_protocol.core.models import AgentSession, SigningKey
 
@@ -62,7 +62,7 @@ def prune(now=None):
     A session the shop still holds on to (a row that protects it, such as an order it keeps
     longer) stays, with its trail, until the shop's own retention lets it go.
     """
-    cutoff = (now or timezone.now()) - timedelta(days=get_setting("AUDIT_RETENTION_DAYS"))
+    cutoff = (now or timezone.now()) - timedelta(days=app_settings.AUDIT_RETENTION_DAYS)
     ended = list(AgentSession.objects.filter(ended_at__lt=cutoff).order_by("pk").values_list("pk", flat=True))
     pruned = 0
     for batch in _batches(ended, PRUNE_BATCH):

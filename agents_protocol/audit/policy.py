@@ -4,7 +4,7 @@ protocol's audit.md has it ("`allow` or `deny`, with the rule that matched").
     allow                  the call was answered
     deny:<code>            refused, with the error code the agent received (deny:rate_limited)
     allow:replayed         the answer kept for an Idempotency-Key, answered again
-    allow:ended:<reason>   the session.end event (deleted, expired, rotated)
+    allow:ended:<reason>   the session.end event (deleted, expired, idle, rotated)
 """
 ALLOW = "allow"
 DENY_PREFIX = "deny:"

@@ -15,12 +15,12 @@ from django.core.exceptions import ImproperlyConfigured
 from nacl.signing import SigningKey as NaclSigningKey
 
 from agents_protocol.audit.keys import key_id, public_key_b64
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.models import SigningKey
 
 
 def signing_key():
-    seed = get_setting("SIGNING_KEY")
+    seed = app_settings.SIGNING_KEY
     if seed:
         return _key_from_seed(seed)
     path = key_file()
@@ -31,7 +31,7 @@ def signing_key():
 
 
 def key_file():
-    path = get_setting("SIGNING_KEY_FILE")
+    path = app_settings.SIGNING_KEY_FILE
     if not path:
         raise ImproperlyConfigured('Audit needs AGENTS_PROTOCOL["SIGNING_KEY"] or ["SIGNING_KEY_FILE"].')
     return Path(path)

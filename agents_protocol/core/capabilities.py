@@ -1,7 +1,7 @@
 """The registry of capability handlers, by capability name.
 
 A handler receives a `CapabilityCall` and returns JSON-ready data (or raises
-CapabilityError). Built-in handlers live in builtin_handlers.py; a shop adds its own:
+CapabilityError). Built-in handlers live in handlers.py; a shop adds its own:
 
     from agents_protocol.core.capabilities import register
 

@@ -20,7 +20,7 @@ from django.db import connections, router, transaction
 from django.db.models import F
 from django.utils.module_loading import import_string
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.models import (
     AuditConfig,
     Capability,
@@ -235,7 +235,7 @@ class RevisionSignal:
 
     def get(self):
         if not self._made:
-            path = get_setting("REVISION_SIGNAL")
+            path = app_settings.REVISION_SIGNAL
             self._instance = import_string(path)() if path else None
             self._made = True
         return self._instance

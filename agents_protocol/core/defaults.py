@@ -14,16 +14,20 @@ CART_MAX_QUANTITY, which the cart service still enforces (answering quantity_abo
 """
 import copy
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 
 API = "/.well-known/agents/api"
 
-# A product with variants (detail lists them) is sold only as one of them (migration 0017).
-DETAIL_DESCRIPTION = "Get full details for a product, with stock, its variants and its page URL"
-VARIANT_ITEM_ID = "Product ID, or the id of one of its variants (from search, browse or detail)"
+# Words true of any shop (migration 0028): a shop says more of its own in admin, as the demo's
+# loader does (acme/management/commands/load_demo_catalog.py).
+SEARCH_DESCRIPTION = "Search the product catalog"
+DETAIL_DESCRIPTION = "Get full details for a product and its page URL"
 
 # contact sends the shop an email: one agent gets a few an hour (migration 0024), not the site's 60 a minute.
 CONTACT_CALLS_PER_HOUR = 10
+# Sessions an address may hold at once (migration 0027): a developer's inspector runs and test agents
+# from one machine, which seldom end their sessions; an idle one makes room (http/sessions.py).
+MAX_SESSIONS = 20
 MAX_PAGE = 10000
 MAX_QUANTITY = 1000
 
@@ -52,7 +56,7 @@ def _capability(name, method, path, description, params=None, session=False, han
 
 
 DEFAULT_CAPABILITIES = [
-    _capability("search", "GET", "/search", "Search the product catalog; name matches rank first", {
+    _capability("search", "GET", "/search", SEARCH_DESCRIPTION, {
         "q": {"type": "string", "required": True, "description": "Search query", "min_length": 1, "max_length": 200},
         "page": PAGE,
         "limit": LIMIT,
@@ -71,7 +75,7 @@ DEFAULT_CAPABILITIES = [
                "min_length": 1, "max_length": 200},
     }),
     _capability("cart.add", "POST", "/cart/add", "Add a product to the cart; prices always come from the shop", {
-        "item_id": {**ITEM_ID, "description": VARIANT_ITEM_ID},
+        "item_id": ITEM_ID,
         "quantity": {"type": "integer", "required": False, "default": 1, "description": "Quantity to add",
                      "minimum": 1, "maximum": MAX_QUANTITY},
     }, session=True),
@@ -108,7 +112,7 @@ DEFAULT_CAPABILITIES = [
 DEFAULT_CONFIG = {
     "site": {"name": "My shop", "url": "", "description": "", "contact": "", "docs_url": ""},
     "session": {"create": f"{API}/session", "delete": f"{API}/session", "ttl_seconds": 1800},
-    "rate_limit": {"requests_per_minute": 60, "max_sessions": 5},
+    "rate_limit": {"requests_per_minute": 60, "max_sessions": MAX_SESSIONS},
     "audit": {"enabled": True, "endpoint": f"{API}/audit/:session_id"},
     "mcp": {"enabled": True, "endpoint": "/mcp"},
     "capabilities": DEFAULT_CAPABILITIES,
@@ -125,5 +129,5 @@ DEFAULT_CONFIG = {
 def default_config():
     """A fresh copy of DEFAULT_CONFIG with the project's AGENTS_PROTOCOL["DEFAULT_SITE"] applied."""
     data = copy.deepcopy(DEFAULT_CONFIG)
-    data["site"].update(get_setting("DEFAULT_SITE"))
+    data["site"].update(app_settings.DEFAULT_SITE)
     return data

@@ -1,6 +1,7 @@
 """The one error type of the agent API. Handlers and shop providers raise it; the API
 turns it into the envelope `{"ok": false, "error", "code", "fields"?}` with its status."""
 from django.core.exceptions import ObjectDoesNotExist
+from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404
 
 # What Django code raises for something missing (get_object_or_404, Model.objects.get): a 404.
@@ -9,6 +10,13 @@ MISSING = (Http404, ObjectDoesNotExist)
 
 # A refusal's status: an HTTP error, or the 308 that sends an agent to HTTPS (http/middleware.py).
 REFUSAL_STATUSES = frozenset({308, *range(400, 600)})
+
+
+def is_database_outage(error):
+    """True for a database that cannot be reached, is locked past the busy timeout or cannot be
+    read (a corrupt SQLite file is the driver's plain DatabaseError, "file is not a database"),
+    not for a statement the database refused (IntegrityError, ProgrammingError …)."""
+    return isinstance(error, (OperationalError, InterfaceError)) or type(error) is DatabaseError
 
 
 class CapabilityError(Exception):

@@ -17,7 +17,7 @@ from functools import wraps
 
 from django.db import transaction
 
-from agents_protocol.core import handoffs
+from agents_protocol.core import cart_notices, handoffs
 from agents_protocol.core.capabilities import register
 from agents_protocol.core.errors import (
     MISSING,
@@ -27,6 +27,7 @@ from agents_protocol.core.errors import (
     not_implemented,
 )
 from agents_protocol.core.formats import iso_utc
+from agents_protocol.core.models import AgentSession
 from agents_protocol.core.money import money_written
 from agents_protocol.core.schema import invalid_params
 
@@ -196,33 +197,65 @@ def detail(call):
     return published_item(item)
 
 
+def with_cart_notices(call, answer, cart, changed_item=None):
+    """`answer` with notices of what changed in `cart` since the agent last saw the session's
+    cart (core/cart_notices.py), and `cart` kept as what it has seen now."""
+    session = call.context.session
+    if session is None:
+        return answer
+    now = cart_notices.snapshot(cart)
+    notices = cart_notices.changes(session.shown_cart, now,
+                                   changed_item=None if changed_item is None else str(changed_item))
+    remember_cart(session, now)
+    if not notices or not isinstance(answer, dict):
+        return answer
+    return {**answer, "notices": [*answer.get("notices", ()), *notices]}
+
+
+def remember_cart(session, shown):
+    if session.shown_cart != shown:
+        AgentSession.objects.filter(pk=session.pk).update(shown_cart=shown)
+        session.shown_cart = shown
+
+
+def line_change(call, answer):
+    answer = published_line_change(answer)
+    if not isinstance(answer, dict):
+        return answer
+    return with_cart_notices(call, answer, answer.get("cart"), changed_item=answer.get("item_id"))
+
+
 @calls_provider("cart.add", "cart_add", changes=True)
 def cart_add(call):
     params = call.params
-    return published_line_change(
-        ask_provider(call, "cart_add", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
+    return line_change(
+        call, ask_provider(call, "cart_add", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
 
 
 @calls_provider("cart.view", "cart_view")
 def cart_view(call):
-    return published_cart(ask_provider(call, "cart_view"))
+    cart = published_cart(ask_provider(call, "cart_view"))
+    return with_cart_notices(call, cart, cart)
 
 
 @calls_provider("cart.update", "cart_update", changes=True)
 def cart_update(call):
     params = call.params
-    return published_line_change(
-        ask_provider(call, "cart_update", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
+    return line_change(
+        call, ask_provider(call, "cart_update", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
 
 
 @calls_provider("cart.remove", "cart_remove", changes=True)
 def cart_remove(call):
-    return published_line_change(ask_provider(call, "cart_remove", item_id=value(call.params, "item_id")))
+    return line_change(call, ask_provider(call, "cart_remove", item_id=value(call.params, "item_id")))
 
 
 @calls_provider("checkout", "checkout", changes=True)
 def checkout(call):
+    notices = cart_handed_off_notices(call)
     handoff = ask_provider(call, "checkout")
+    if call.context.session is not None:
+        remember_cart(call.context.session, None)  # the session's next cart is a new one
     answer = {
         "checkout_url": handoff.checkout_url,
         "human_handoff": True,
@@ -230,9 +263,47 @@ def checkout(call):
         "order_id": text_id(handoffs.agent_order_id(call.context.session, handoff)),
         "message": handoff.message,
     }
-    if handoff.notices:
-        answer["notices"] = list(handoff.notices)
+    notices += [notice for notice in handoff.notices if notice not in notices]
+    if notices:
+        answer["notices"] = notices
     return answer
+
+
+def cart_handed_off_notices(call):
+    """What changed in the cart about to be handed off since the agent last saw it, and the lines
+    whose quantity is above the stock the shop counts now (its detail's `stock`); refused with
+    400 insufficient_stock when a line is no longer for sale (its detail is gone)."""
+    session = call.context.session
+    if session is None or not callable(getattr(call.provider, "cart_view", None)):
+        return []
+    try:
+        now = cart_notices.snapshot(ask_provider(call, "cart_view"))
+    except CapabilityError:  # no cart_view: nothing to compare
+        return []
+    notices = cart_notices.changes(session.shown_cart, now)
+    for item, line in (now or {"lines": {}})["lines"].items():
+        detail = line_detail(call, item)
+        if detail is None:
+            raise bad_request(cart_notices.no_longer_for_sale(item, line), "insufficient_stock")
+        stock = detail.get("stock") if isinstance(detail, dict) else None
+        if isinstance(stock, int) and isinstance(line[2], int) and line[2] > stock:
+            notices.append(cart_notices.over_stock(item, line, stock))
+    return notices
+
+
+def line_detail(call, item):
+    """The provider's detail of a cart line's item; None when it is no longer for sale, and
+    {} when the provider has no detail to ask."""
+    try:
+        return ask_provider(call, "item_detail", item_id=item)
+    except NothingThere:
+        return None
+    except CapabilityError as error:
+        if error.status == 404:
+            return None
+        if error.status == 501:
+            return {}
+        raise
 
 
 @calls_provider("order.status", "order_status")

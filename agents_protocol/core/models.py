@@ -237,8 +237,9 @@ class SessionConfig(SingletonModel):
 class RateLimitConfig(SingletonModel):
     requests_per_minute = models.PositiveIntegerField(default=60, validators=[MinValueValidator(1)])
     max_sessions = models.PositiveIntegerField(
-        default=5, validators=[MinValueValidator(1)],
-        help_text="Concurrent live sessions allowed per client address.",
+        default=20, validators=[MinValueValidator(1)],
+        help_text="Concurrent live sessions allowed per client address; at the limit, a new session ends the "
+                  "one idle longest if it made no call for 5 minutes (SESSION_IDLE_SECONDS).",
     )
 
     class Meta:
@@ -503,6 +504,12 @@ class AgentSession(models.Model):
     last_event_hash = models.CharField(max_length=64, blank=True)
     # The head event's timestamp: the next is never earlier, whichever host's clock makes it.
     last_event_at = models.CharField(max_length=32, blank=True)
+    # When the session last made a call, to the minute (http/sessions.py touch): an address at its
+    # max_sessions ends its oldest idle session to make room for a new one.
+    last_call_at = models.DateTimeField(null=True, blank=True)
+    # The cart as the agent was last shown it (core/cart_notices.py): the next cart answer and
+    # checkout tell the agent what changed since (a price, a line the shop removed).
+    shown_cart = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

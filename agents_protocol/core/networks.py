@@ -1,6 +1,9 @@
-"""What a client address counts as, for the rate limit and for max_sessions."""
+"""Who the client is: its address, and what that address counts as for the rate limit and for
+max_sessions."""
 import ipaddress
 from functools import lru_cache
+
+from agents_protocol.core.conf import app_settings
 
 
 # IPv6 prefixes that carry an IPv4 client's address in their last 32 bits: NAT64's well-known one.
@@ -24,3 +27,23 @@ def address_network(address_text):
     if any(address in prefix for prefix in IPV4_EMBEDDING):
         return str(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
     return str(ipaddress.ip_network(f"{address}/64", strict=False))
+
+
+def client_address(request):
+    """REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT = n proxies the address the outermost one saw.
+
+    Each proxy appends its peer's address to X-Forwarded-For, so that address is the n-th
+    entry from the right; entries further left are whatever the client sent. A header too
+    short to have passed all n proxies, or not holding an address there, is ignored.
+    """
+    remote = request.META.get("REMOTE_ADDR") or "0.0.0.0"
+    trusted = app_settings.TRUSTED_PROXY_COUNT
+    if not trusted:
+        return remote
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    if len(hops) < trusted:
+        return remote
+    try:
+        return str(ipaddress.ip_address(hops[-trusted]))
+    except ValueError:
+        return remote

@@ -18,7 +18,7 @@ from django.core.signals import setting_changed
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError, not_implemented
 from agents_protocol.core.models import AgentSession
 
@@ -74,7 +74,9 @@ class Handoff:
     expires_at: Any
     order_id: str | None = None
     reference: str | None = None
-    notices: tuple[str, ...] = ()  # sentences for the agent, e.g. a price that changed since it was added; a str is one
+    # Sentences of the shop's own for the agent; a str is one. The app adds before them what changed in the
+    # cart since the agent last saw it (core/cart_notices.py), for every provider.
+    notices: tuple[str, ...] = ()
     message: str = DEFAULT_HANDOFF_MESSAGE  # what the agent is told to do with the link
 
     def __post_init__(self):
@@ -177,7 +179,7 @@ class ProviderNotConfigured(Exception):
 
 @lru_cache(maxsize=1)
 def get_provider() -> ShopProvider:
-    path = get_setting("PROVIDER")
+    path = app_settings.PROVIDER
     if not path:
         raise ProviderNotConfigured('Set AGENTS_PROTOCOL["PROVIDER"] to the dotted path of your provider class.')
     return import_string(path)()

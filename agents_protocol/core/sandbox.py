@@ -15,11 +15,10 @@ calls or a longer life than any other. The markers are case-insensitive, anywher
 """
 from dataclasses import dataclass
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import SANDBOX_DEFAULTS, app_settings
 
 RATE_LIMIT_MARKER = "sandbox:rate-limit"
 SHORT_SESSION_MARKER = "sandbox:short-session"
-DEFAULTS = {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10}
 
 
 @dataclass(frozen=True)
@@ -30,10 +29,10 @@ class Sandbox:
 
 def current_sandbox():
     """The Sandbox of the settings, or None when it is off."""
-    configured = get_setting("SANDBOX")
+    configured = app_settings.SANDBOX
     if configured is None:
         return None
-    values = {**DEFAULTS, **configured}
+    values = {**SANDBOX_DEFAULTS, **configured}
     return Sandbox(values["REQUESTS_PER_MINUTE"], values["SESSION_TTL_SECONDS"])
 
 

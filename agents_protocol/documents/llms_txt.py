@@ -10,7 +10,7 @@ states the request size limits of the app's settings (MAX_URL_BYTES, MAX_HEADER_
 MAX_BODY_BYTES) beside the configured rate limits.
 """
 from agents_protocol.core import sandbox
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.schema import param_phrase
 from agents_protocol.documents.interop import (
     AGENT_CARD_PATH,
@@ -168,10 +168,10 @@ def _limits(config):
     return (
         f"**Limits**: {limits.requests_per_minute} requests per minute; "
         f"at most {limits.max_sessions} live sessions per client address. "
-        f"Each request: path and query string at most {get_setting('MAX_URL_BYTES')} bytes, percent-encoded "
-        f"(else 414 `uri_too_long`); header fields at most {get_setting('MAX_HEADER_BYTES')} bytes in all, "
+        f"Each request: path and query string at most {app_settings.MAX_URL_BYTES} bytes, percent-encoded "
+        f"(else 414 `uri_too_long`); header fields at most {app_settings.MAX_HEADER_BYTES} bytes in all, "
         "each counted as `Name: value` and CRLF (else 431 `headers_too_large`); a JSON body at most "
-        f"{get_setting('MAX_BODY_BYTES')} bytes (else 413 `payload_too_large`)."
+        f"{app_settings.MAX_BODY_BYTES} bytes (else 413 `payload_too_large`)."
     )
 
 

@@ -3,7 +3,7 @@
 Inputs come from the configured parameter descriptors, with every rule the API enforces
 (bounds, lengths, format) as the JSON Schema keywords core/schema.py compiles them to.
 Outputs are what the protocol promises for the built-in capabilities (see core/handlers.py
-and DESIGN.md); a shop's items carry more fields than these schemas require, which they allow. A capability
+and docs/api.md); a shop's items carry more fields than these schemas require, which they allow. A capability
 with a shop's own handler returns whatever that handler returns.
 """
 from agents_protocol.core.schema import param_json_schema
@@ -48,6 +48,10 @@ DETAIL = {
         "variant_of": {"type": "string", "description": "For a variant: the ID of the item it is a variant of"},
     },
 }
+NOTICES = {
+    "type": "array", "items": {"type": "string"},
+    "description": "When the shop has something to tell, e.g. a price that changed since the agent last saw the cart",
+}
 COUNTS = {"total": {"type": "integer", "minimum": 0}, "page": {"type": "integer"}, "limit": {"type": "integer"}}
 CART = {
     "type": "object",
@@ -57,6 +61,7 @@ CART = {
         "subtotal": {"type": "number"},
         "currency": {"type": "string"},
         "cart_size": {"type": "integer", "minimum": 0, "description": "Number of lines"},
+        "notices": NOTICES,
     },
 }
 CART_LINE_CHANGE = {
@@ -67,6 +72,7 @@ CART_LINE_CHANGE = {
         "quantity": {"type": "integer", "minimum": 0, "description": "The line's quantity now"},
         "cart_size": {"type": "integer", "minimum": 0},
         "cart": CART,
+        "notices": NOTICES,
     },
 }
 HANDOFF = {
@@ -78,10 +84,7 @@ HANDOFF = {
         "expires_at": {"type": "string", "format": "date-time"},
         "order_id": {"type": "string"},
         "message": {"type": "string"},
-        "notices": {
-            "type": "array", "items": {"type": "string"},
-            "description": "When the shop has something to tell, e.g. a price that changed since the item was added",
-        },
+        "notices": NOTICES,
     },
 }
 ORDER_PROPERTIES = {

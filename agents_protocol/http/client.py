@@ -1,10 +1,9 @@
-"""Who is calling: the session token from any of the three accepted headers, and the client address."""
-import ipaddress
-
+"""Who is calling: the session token from any of the three accepted headers, and the client address
+(core/networks.py, where the site reads it too)."""
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.networks import client_address  # noqa: F401 (imported from here by the pipeline)
 
 TOKEN_HEADERS = ("HTTP_X_SESSION_TOKEN", "HTTP_X_AGENT_SESSION")
 
@@ -20,26 +19,6 @@ def token_from_headers(request):
         if value:
             return value
     return None
-
-
-def client_address(request):
-    """REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT = n proxies the address the outermost one saw.
-
-    Each proxy appends its peer's address to X-Forwarded-For, so that address is the n-th
-    entry from the right; entries further left are whatever the client sent. A header too
-    short to have passed all n proxies, or not holding an address there, is ignored.
-    """
-    remote = request.META.get("REMOTE_ADDR") or "0.0.0.0"
-    trusted = get_setting("TRUSTED_PROXY_COUNT")
-    if not trusted:
-        return remote
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-    if len(hops) < trusted:
-        return remote
-    try:
-        return str(ipaddress.ip_address(hops[-trusted]))
-    except ValueError:
-        return remote
 
 
 def request_origin(request):

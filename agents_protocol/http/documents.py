@@ -5,7 +5,7 @@ from django.utils.cache import get_conditional_response
 from django.views.decorators.csrf import csrf_exempt
 
 from agents_protocol.core import codec
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http.client import request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
@@ -34,7 +34,7 @@ def _document_response(request, kind):
     response["ETag"] = document.etag
     # An incomplete document (a failing provider left examples out) is for this answer only: no
     # cache, DocumentReplay's included, may keep it past INCOMPLETE_RETRY_SECONDS.
-    response["Cache-Control"] = (f"public, max-age={get_setting('DOCUMENT_MAX_AGE')}, must-revalidate"
+    response["Cache-Control"] = (f"public, max-age={app_settings.DOCUMENT_MAX_AGE}, must-revalidate"
                                  if document.complete else "no-store")
     return allow_any_origin(response)
 

@@ -7,10 +7,9 @@ exception into a CapabilityError, so every transport words its refusals alike.
 import logging
 
 from django.core.exceptions import SuspiciousOperation
-from django.db import InterfaceError, OperationalError
 from rest_framework import exceptions as drf
 
-from agents_protocol.core.errors import CapabilityError, envelope_of
+from agents_protocol.core.errors import CapabilityError, envelope_of, is_database_outage
 from agents_protocol.http import routing
 from agents_protocol.http.parsers import unsupported_media_type
 from agents_protocol.http.responses import PipelineResponse
@@ -51,7 +50,7 @@ def refusal_for(exc, request_id="-"):
         logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
         return CapabilityError(400, "invalid_request",
                                "The request was refused as malformed (an unexpected Host header or too many parameters).")
-    if isinstance(exc, (OperationalError, InterfaceError)):
+    if is_database_outage(exc):
         # The database went away (or is locked past the busy timeout) mid-call: retrying later works.
         logger.error("The database failed in the agent API (request id %s)", request_id, exc_info=exc)
         return database_unavailable()

@@ -39,7 +39,7 @@ from django.utils import timezone
 from nacl.secret import SecretBox
 
 from agents_protocol.core import codec
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import IdempotencyRecord
 
@@ -168,7 +168,7 @@ def _remove_if_stale(record):
 
 def in_flight_lease():
     """A request still marked in flight after this long died with its worker (core/conf.py)."""
-    return timedelta(seconds=get_setting("IDEMPOTENCY_LEASE_SECONDS"))
+    return timedelta(seconds=app_settings.IDEMPOTENCY_LEASE_SECONDS)
 
 
 def _unseal(box, sealed):

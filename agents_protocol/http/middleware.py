@@ -29,6 +29,11 @@ from agents_protocol.http.routing import AGENTS_NAMESPACE, WELL_KNOWN, is_api_pa
 from agents_protocol.http.views import agent_api_view
 
 MCP_VIEW = "agents_protocol.transports.mcp.endpoint"
+# While the configuration cannot be read, the JSON-RPC transports answer with their protocol's error.
+OUTAGE_ANSWERS = {
+    **{endpoint: "agents_protocol.transports.mcp.unavailable" for endpoint in MCP_ENDPOINTS},
+    interop.A2A_RPC_PATH: "agents_protocol.transports.a2a.unavailable",
+}
 
 # The same views agents_protocol.urls names (reverse() and check E006 use those routes).
 DOCUMENT_VIEWS = {
@@ -62,6 +67,8 @@ class AgentsApiMiddleware:
         try:
             config = current_config()
         except DatabaseError:
+            if request.path in OUTAGE_ANSWERS:
+                return finished(import_string(OUTAGE_ANSWERS[request.path])(request))
             if document is None and not mcp and not request.path.startswith(AGENTS_NAMESPACE):
                 raise
             return backend_unavailable()
@@ -138,6 +145,11 @@ def envelope_response(refusal):
                             content_type=codec.JSON_CONTENT_TYPE)
     for name, value in refusal.headers.items():
         response[name] = value
+    return finished(response)
+
+
+def finished(response):
+    """The middleware's own answer as the pipeline's are: never cached, readable from any origin."""
     response["Cache-Control"] = "no-store"
     response["X-Request-ID"] = new_request_id()  # as the pipeline's answers carry one
     return allow_any_origin(with_content_length(response))

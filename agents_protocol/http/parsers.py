@@ -3,7 +3,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
 
 from agents_protocol.core import codec
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError, bad_request
 
 
@@ -14,7 +14,7 @@ class AgentJSONParser(BaseParser):
     media_type = codec.JSON_MEDIA_TYPE
 
     def parse(self, stream, media_type=None, parser_context=None):
-        limit = get_setting("MAX_BODY_BYTES")
+        limit = app_settings.MAX_BODY_BYTES
         body = stream.read(limit + 1)
         if len(body) > limit:
             raise payload_too_large(limit)
@@ -30,7 +30,7 @@ def check_declared_length(request):
     """Refuse a body whose Content-Length is over MAX_BODY_BYTES before anything else runs (413),
     and a body without one (411): Django reads a chunked body as empty, which would run the
     call without its parameters."""
-    limit = get_setting("MAX_BODY_BYTES")
+    limit = app_settings.MAX_BODY_BYTES
     if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
         raise CapabilityError(411, "length_required", "Send the body with a Content-Length, not chunked.")
     declared = request.META.get("CONTENT_LENGTH") or "0"

@@ -1,4 +1,4 @@
-"""The one pipeline every transport runs (agent API, A2A, PactSpec): a Django REST framework view.
+"""The one pipeline every transport runs (agent API, A2A, PactSpec, MCP): a Django REST framework view.
 
 DRF's own lifecycle is the pipeline, and each step is a DRF class a shop can swap from the
 AGENTS_PROTOCOL settings (core/conf.py):

@@ -20,7 +20,7 @@ import re
 
 from django.utils.encoding import escape_uri_path
 
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError
 
 FIELD_BYTES = len(": ") + len("\r\n")  # besides the name and the value
@@ -64,17 +64,17 @@ def environ_header_bytes(environ):
 
 def within_limits(escaped_path, environ):
     """True when a request for `escaped_path` with this WSGI environ is within both limits."""
-    return (path_and_query_bytes(escaped_path, environ.get("QUERY_STRING", "")) <= get_setting("MAX_URL_BYTES")
-            and environ_header_bytes(environ) <= get_setting("MAX_HEADER_BYTES"))
+    return (path_and_query_bytes(escaped_path, environ.get("QUERY_STRING", "")) <= app_settings.MAX_URL_BYTES
+            and environ_header_bytes(environ) <= app_settings.MAX_HEADER_BYTES)
 
 
 def oversized(request):
     """The 414 or 431 refusal for a request past MAX_URL_BYTES or MAX_HEADER_BYTES; else None."""
-    limit = get_setting("MAX_URL_BYTES")
+    limit = app_settings.MAX_URL_BYTES
     size = url_bytes(request)
     if size > limit:
         return uri_too_long(size, limit)
-    limit = get_setting("MAX_HEADER_BYTES")
+    limit = app_settings.MAX_HEADER_BYTES
     size = header_bytes(request)
     if size > limit:
         return headers_too_large(size, limit)

@@ -13,10 +13,12 @@ from datetime import UTC, timedelta
 
 from django.conf import settings
 from django.db import connection, models, transaction
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents_protocol.audit.chain import close_and_seal
 from agents_protocol.core import sandbox
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.models import AgentSession
 from agents_protocol.core.networks import address_network
@@ -28,9 +30,9 @@ from agents_protocol.core.reserved import INSPECTOR_PATH
 # expression over the whole statement.
 SESSION_FIELDS = AgentSession._meta.concrete_fields
 SESSION_ATTNAMES = [field.attname for field in SESSION_FIELDS]
-SESSION_DATETIMES = [isinstance(field, models.DateTimeField) for field in SESSION_FIELDS]
 SESSION_BY_TOKEN_HASH = (f"SELECT {', '.join(field.column for field in SESSION_FIELDS)}"
                          f" FROM {AgentSession._meta.db_table} WHERE token_hash = %(hash)s")
+TOUCH_EVERY = timedelta(seconds=60)
 
 
 def hash_token(raw_token):
@@ -40,9 +42,10 @@ def hash_token(raw_token):
 def create_session(client_address, ttl_seconds, max_sessions, audited=False, **agent):
     """A new session and its raw token (shown once, stored only as a hash).
 
-    Refuses with 429 once the address (an IPv6 one: its /64, as the rate limit counts it) holds
-    `max_sessions` live sessions; Retry-After
-    says when the oldest of them expires. The sandbox may shorten `ttl_seconds` (core/sandbox.py).
+    Once the address (an IPv6 one: its /64, as the rate limit counts it) holds `max_sessions` live
+    sessions, the one idle longest ends to make room, if it has made no call for
+    SESSION_IDLE_SECONDS; else 429, with Retry-After saying when one will have idled that long or
+    expired. The sandbox may shorten `ttl_seconds` (core/sandbox.py).
     """
     ttl_seconds = sandbox.session_ttl(agent.get("agent_name", ""), ttl_seconds)
     now = timezone.now()
@@ -51,7 +54,7 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
         _serialize_creates_of(network)
         live = AgentSession.objects.filter(client_network=network, ended_at__isnull=True, expires_at__gt=now)
         if live.count() >= max_sessions:
-            raise _too_many_sessions(live, max_sessions, now)
+            _end_the_longest_idle(live, max_sessions, now)
         raw_token, inspect_secret = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         session = AgentSession.objects.create(
             public_id=f"ses_{secrets.token_urlsafe(12)}",
@@ -60,6 +63,7 @@ def create_session(client_address, ttl_seconds, max_sessions, audited=False, **a
             client_address=client_address,
             client_network=network,
             created_at=now,
+            last_call_at=now,
             expires_at=now + timedelta(seconds=ttl_seconds),
             audited=audited,
             **agent,
@@ -96,15 +100,31 @@ def _serialize_creates_of(network):
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
 
 
-def _too_many_sessions(live, max_sessions, now):
+def _end_the_longest_idle(live, max_sessions, now):
+    """End the live session idle longest if it has been idle SESSION_IDLE_SECONDS; else refuse with 429."""
+    idle_seconds = app_settings.SESSION_IDLE_SECONDS
+    by_idleness = live.annotate(idle_since=Coalesce("last_call_at", "created_at")).order_by("idle_since", "pk")
+    longest_idle = by_idleness.first()
+    if longest_idle.idle_since <= now - timedelta(seconds=idle_seconds):
+        end_session(longest_idle, "idle", ended_at=now)
+        return
     first_expiry = live.order_by("expires_at").values_list("expires_at", flat=True).first()
-    retry_after = max(1, math.ceil((first_expiry - now).total_seconds()))
-    return CapabilityError(
+    first_free = min(first_expiry, longest_idle.idle_since + timedelta(seconds=idle_seconds))
+    retry_after = max(1, math.ceil((first_free - now).total_seconds()))
+    raise CapabilityError(
         429, "too_many_sessions",
         f"This address already has {max_sessions} live session{'s' if max_sessions != 1 else ''}, the most it may "
-        f"have; end one with DELETE on the session endpoint or retry in {retry_after} seconds, when one expires.",
+        f"have, and none has been idle for {idle_seconds} seconds; end one with DELETE on the session endpoint, "
+        f"or retry in {retry_after} seconds, when one will have been idle that long or expire.",
         headers={"Retry-After": str(retry_after)},
     )
+
+
+def _touch(session, now):
+    """Note that the session made a call (to the minute: one write a minute at most)."""
+    if session.last_call_at is None or now - session.last_call_at >= TOUCH_EVERY:
+        AgentSession.objects.filter(pk=session.pk).update(last_call_at=now)
+        session.last_call_at = now
 
 
 def how_to_authenticate(create_endpoint):
@@ -125,11 +145,13 @@ def authenticate(raw_token, create_endpoint):
     session = session_by_token_hash(hash_token(raw_token))
     if session is None:
         raise _unauthorized("session_invalid", f"The session token is not valid. {how_to}")
-    if session.ended_at is None and session.expires_at <= timezone.now():
+    now = timezone.now()
+    if session.ended_at is None and session.expires_at <= now:
         end_session(session, "expired", ended_at=session.expires_at)
     if session.ended_at is not None:
         code = "session_expired" if session.end_reason == "expired" else "session_ended"
         raise _unauthorized(code, f"This session has {'expired' if code == 'session_expired' else 'ended'}. {how_to}")
+    _touch(session, now)
     return session
 
 
@@ -140,8 +162,21 @@ def session_by_token_hash(token_hash):
         row = cursor.fetchone()
     if row is None:
         return None
-    values = [aware(value) if is_datetime else value for is_datetime, value in zip(SESSION_DATETIMES, row)]
+    values = [loaded(field, value) for field, value in zip(SESSION_FIELDS, row)]
     return AgentSession.from_db(connection.alias, SESSION_ATTNAMES, values)
+
+
+def loaded(field, value):
+    """A column's value as the ORM loads it into `field` (from_db() takes values as loaded)."""
+    if value is None:
+        return None
+    if isinstance(field, models.DateTimeField):
+        return aware(value)
+    if isinstance(field, models.BooleanField):
+        return bool(value)  # SQLite gives 0 or 1
+    if hasattr(field, "from_db_value"):  # JSONField: the cursor gives its text
+        return field.from_db_value(value, None, connection)
+    return value
 
 
 def aware(value):

@@ -9,7 +9,9 @@ Authentication and rate limits are answered at the HTTP level (401, 429), as A2A
 Requests carry `A2A-Version: 1.0` (without it, 0.3 is assumed, which is refused -32009).
 No tasks are kept: every call completes in its answer, and the binding's other methods get
 the errors the specification names for that. A request without an `id` is a JSON-RPC
-notification: it gets no answer (204) and runs nothing.
+notification: it gets no answer (204) and runs nothing; one whose `id` is null is refused
+-32600, as A2A's requests carry a string or an integer. While the database is down the answer
+is -32603 with `backend_unavailable` (`unavailable`, which AgentsApiMiddleware calls).
 
 A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
 guards, parameter validation, Idempotency-Key and audit as the agent API.
@@ -22,9 +24,11 @@ from rest_framework.response import Response
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import find_capability
+from agents_protocol.http.exceptions import database_unavailable
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
+from agents_protocol.transports.jsonrpc import request_id_in
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 TASK_NOT_FOUND, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, CONTENT_TYPE_NOT_SUPPORTED = (
@@ -79,11 +83,11 @@ class A2AView(AgentView):
         payload = request.data
         if not isinstance(payload, dict) or payload.get("jsonrpc") != "2.0" or not isinstance(payload.get("method"), str):
             raise RpcError(INVALID_REQUEST, "Send one JSON-RPC 2.0 request object with a method.")
-        if isinstance(payload.get("id"), bool) or not isinstance(payload.get("id"), (str, int, type(None))):
-            raise RpcError(INVALID_REQUEST, "The id must be a string, an integer or null.")
         if "id" not in payload:
             raise Notification()
-        self.rpc_id = payload.get("id")
+        if isinstance(payload["id"], bool) or not isinstance(payload["id"], (str, int)):
+            raise RpcError(INVALID_REQUEST, "The id must be a string or an integer.")
+        self.rpc_id = payload["id"]
         version = request.META.get("HTTP_A2A_VERSION", "").strip() or VERSION_WITHOUT_HEADER
         if not version.startswith(SUPPORTED_VERSION):
             raise RpcError(VERSION_NOT_SUPPORTED, f"A2A version {version} is not supported; send the header "
@@ -136,6 +140,18 @@ class A2AView(AgentView):
         if data is not None:
             error["data"] = data
         return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "error": error}, status=status, headers=headers)
+
+
+def unavailable(request):
+    """The answer while the shop's database cannot be read, made by AgentsApiMiddleware before any
+    view runs: JSON-RPC's internal error (-32603) over HTTP 200, for the request's id."""
+    refusal = database_unavailable()
+    error = {"code": INTERNAL_ERROR, "message": refusal.message, "data": _details(refusal.code, refusal.status)}
+    response = HttpResponse(codec.encode({"jsonrpc": "2.0", "id": request_id_in(request), "error": error}),
+                            content_type=codec.JSON_CONTENT_TYPE)
+    for name, value in refusal.headers.items():
+        response[name] = value
+    return response
 
 
 def _rpc_code(refusal):

@@ -44,10 +44,12 @@ from agents_protocol.documents.interop import (
 from agents_protocol.documents.schemas import BUILTIN_OUTPUTS, input_schema
 from agents_protocol.http.authentication import AgentSessionAuthentication
 from agents_protocol.http.client import client_address
+from agents_protocol.http.exceptions import database_unavailable
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
 from agents_protocol.http.responses import PipelineResponse
 from agents_protocol.http.sessions import create_session, end_session, inspect_url
+from agents_protocol.transports.jsonrpc import request_id_in
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -202,16 +204,32 @@ class McpView(AgentView):
         return self.rpc_error(rpc_refusal(refusal))
 
     def rpc_error(self, error):
-        data = {"code": error.code, "status": error.status}
-        if error.fields:
-            data["fields"] = error.fields
-        body = types.JSONRPCError(jsonrpc="2.0", id=self.rpc_id,
-                                  error=types.ErrorData(code=error.rpc_code, message=error.message, data=data))
-        wire = body.model_dump(by_alias=True, exclude_none=True)
-        # Without the request's id (unreadable, or not a request) it is null, as JSON-RPC 2.0 says and
-        # the official SDKs send and require (mcp's JSONRPCError: "required but nullable").
-        wire["id"] = self.rpc_id
-        return PipelineResponse(wire, status=error.http_status, headers=error.headers)
+        return PipelineResponse(error_message(self.rpc_id, error), status=error.http_status, headers=error.headers)
+
+
+def error_message(rpc_id, error):
+    """The JSON-RPC error message for an McpError, in wire form."""
+    data = {"code": error.code, "status": error.status}
+    if error.fields:
+        data["fields"] = error.fields
+    body = types.JSONRPCError(jsonrpc="2.0", id=rpc_id,
+                              error=types.ErrorData(code=error.rpc_code, message=error.message, data=data))
+    wire = body.model_dump(by_alias=True, exclude_none=True)
+    # Without the request's id (unreadable, or not a request) it is null, as JSON-RPC 2.0 says and
+    # the official SDKs send and require (mcp's JSONRPCError: "required but nullable").
+    wire["id"] = rpc_id
+    return wire
+
+
+def unavailable(request):
+    """The answer while the shop's database cannot be read, made by AgentsApiMiddleware before any
+    view runs: 503 with JSON-RPC's internal error (-32603), for the request's id."""
+    error = rpc_refusal(database_unavailable())
+    response = HttpResponse(codec.encode(error_message(request_id_in(request), error)), status=error.http_status,
+                            content_type=codec.JSON_CONTENT_TYPE)
+    for name, value in error.headers.items():
+        response[name] = value
+    return response
 
 
 def check_origin(request, config, origin):

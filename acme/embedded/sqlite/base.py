@@ -1,12 +1,27 @@
-"""Django's SQLite backend, with write transactions queued on acme.embedded.write_lock.
+"""Django's SQLite backend, with write transactions queued on acme.embedded.write_lock, and
+connections that cannot write to the database file replaced.
 
 The embedded default's ENGINE (acme/settings.py). Every transaction Django opens (atomic,
 BEGIN IMMEDIATE) first takes the write lock of the database file and gives it back when
 the transaction commits, rolls back or the connection closes. Statements outside a
 transaction and in-memory databases are left to SQLite alone.
+
+Django keeps a connection for CONN_MAX_AGE seconds and asks `is_usable()` before a request
+uses it and after one that failed; Django's SQLite answer is always yes. Here it is no for
+- a connection SQLite refused a write on as read-only ("attempt to write a readonly
+  database"): SQLite opens a file it may not write read-only and keeps it so, even once the
+  file is writable again;
+- a connection whose file was deleted or replaced since it opened it: its writes would go to
+  the old file and be lost.
+Django then closes it, and the next request opens the file at its path anew.
 """
+import os
+import sqlite3
+
 from django.db import OperationalError
 from django.db.backends.sqlite3 import base
+from django.db.utils import DatabaseErrorWrapper
+from django.utils.functional import cached_property
 
 from acme.embedded.write_lock import WriteLock, WriteLockTimeout
 
@@ -14,13 +29,30 @@ DEFAULT_TIMEOUT_SECONDS = 5  # sqlite3.connect()'s default busy timeout
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    opened_file = None  # (path, its (device, inode)) of the file the connection opened; None in memory or for a file: URI
+    refused_write = False  # SQLite answered a write "readonly" on this connection
+
     def get_new_connection(self, conn_params):
         connection = super().get_new_connection(conn_params)
         name = str(conn_params["database"])
         in_memory = name == ":memory:" or "mode=memory" in name
         timeout = conn_params.get("timeout", DEFAULT_TIMEOUT_SECONDS)
         self.write_lock = None if in_memory else WriteLock(f"{name}.write-lock", timeout)
+        self.opened_file = None if in_memory or name.startswith("file:") else (name, file_identity(name))
+        self.refused_write = False
         return connection
+
+    def is_usable(self):
+        if self.refused_write:
+            return False
+        if self.opened_file is None:
+            return True
+        path, identity = self.opened_file
+        return file_identity(path) == identity
+
+    @cached_property
+    def wrap_database_errors(self):
+        return ReadOnlyRefusalWatch(self)
 
     def _start_transaction_under_autocommit(self):
         if self.write_lock is not None:
@@ -56,3 +88,25 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _release_write_lock(self):
         if getattr(self, "write_lock", None) is not None:
             self.write_lock.release()
+
+
+class ReadOnlyRefusalWatch(DatabaseErrorWrapper):
+    """Django's translation of the driver's errors, noting a write refused as read-only."""
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if exc_type is not None and issubclass(exc_type, sqlite3.Error) and is_read_only_refusal(exc_value):
+            self.wrapper.refused_write = True
+        return super().__exit__(exc_type, exc_value, traceback)
+
+
+def is_read_only_refusal(error):
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_READONLY
+
+
+def file_identity(path):
+    """(device, inode) of the file at `path`, or None if there is none."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino

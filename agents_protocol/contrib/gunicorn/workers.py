@@ -17,12 +17,15 @@ and writes the access log line.
 gunicorn answers them in its worker's `handle_error()`, which these classes extend: gunicorn's
 own runs as it is, writing to a `GunicornsAnswer` that keeps its status line, and the envelope
 with that status goes to the client instead of the page.
+These classes also wrap the application in bodies.py's BodyReadTimeout: a body that stops
+arriving is 408 in the envelope within seconds.
 """
 from http import HTTPStatus
 
 from gunicorn import util
 from gunicorn.workers import gthread, sync
 
+from agents_protocol.contrib.gunicorn.bodies import BodiesReadUnderTimeout
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http.cors import EXPOSED_HEADERS
@@ -43,11 +46,11 @@ class EnvelopeRefusals:
                 self.log.debug("Failed to send error message.")  # as gunicorn's own handle_error()
 
 
-class SyncWorker(EnvelopeRefusals, sync.SyncWorker):
+class SyncWorker(EnvelopeRefusals, BodiesReadUnderTimeout, sync.SyncWorker):
     """gunicorn's sync worker (one request at a time per process)."""
 
 
-class ThreadWorker(EnvelopeRefusals, gthread.ThreadWorker):
+class ThreadWorker(EnvelopeRefusals, BodiesReadUnderTimeout, gthread.ThreadWorker):
     """gunicorn's gthread worker (`threads` requests at a time per process, keep-alive)."""
 
 

@@ -60,17 +60,18 @@ def purchasable(item):
 
 def set_quantity(session, item, quantity, *, add):
     """Add `quantity` of an item to the session's basket, or set its line to `quantity` (0 removes
-    it); refused when the stock or the shop's basket limit does not allow the new quantity."""
+    it); refused when the stock or the shop's basket limit does not allow a higher quantity. A
+    line already in the basket can always be lowered, even once its product is hidden."""
     if quantity < (1 if add else 0):
         raise CapabilityError(400, "invalid_quantity", f"quantity must be at least {1 if add else 0}.")
-    product = purchasable(item)
+    product = purchasable(item) if add else in_basket_product(item)
     basket = lock_open_basket(session)
     line = basket.lines.filter(product=product).first()
     in_basket = line.quantity if line else 0
     if not add and line is None:
         raise not_in_basket(product, item)
     wanted = in_basket + quantity if add else quantity
-    if wanted > 0:
+    if wanted > in_basket:
         require_purchase_permitted(basket, product, wanted, wanted - in_basket)
     if line is None:
         basket.add_product(product, quantity)
@@ -82,10 +83,18 @@ def set_quantity(session, item, quantity, *, add):
     return wanted
 
 
-def remove(session, item):
-    product = catalogue.find_product(item)
+def in_basket_product(item):
+    """The product of a line the agent may change or remove: any product the id names, public or
+    not (a product hidden since it was added stays in the basket until the agent removes it)."""
+    query = catalogue.lookup(item)
+    product = catalogue.Product.objects.filter(query).first() if query is not None else None
     if product is None:
         raise unknown_item(item)
+    return product
+
+
+def remove(session, item):
+    product = in_basket_product(item)
     basket = lock_open_basket(session)
     deleted, _ = basket.lines.filter(product=product).delete()
     if not deleted:

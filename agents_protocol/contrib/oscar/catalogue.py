@@ -4,7 +4,7 @@ from django.db.models import Min, Q
 from django.db.models.functions import Coalesce
 from oscar.core.loading import get_class, get_model
 
-from agents_protocol.contrib.oscar.conf import get_setting
+from agents_protocol.contrib.oscar.conf import oscar_settings
 
 Product = get_model("catalogue", "Product")
 Category = get_model("catalogue", "Category")
@@ -28,12 +28,12 @@ def strategy():
 
 
 def item_id(product):
-    return str(product.upc if get_setting("ITEM_ID") == "upc" else product.pk)
+    return str(product.upc if oscar_settings.ITEM_ID == "upc" else product.pk)
 
 
 def lookup(item):
     """The filter that finds a product by the id agents know it by; None for an id that cannot be one."""
-    if get_setting("ITEM_ID") == "upc":
+    if oscar_settings.ITEM_ID == "upc":
         return Q(upc=item) if item else None
     return Q(pk=int(item)) if item.isascii() and item.isdigit() and len(item) <= 18 else None  # fits a bigint
 
@@ -51,7 +51,7 @@ def find_product(item):
 
 def nameable(products):
     """The products agents can name: with ITEM_ID "upc", those that have a UPC."""
-    if get_setting("ITEM_ID") == "upc":
+    if oscar_settings.ITEM_ID == "upc":
         return products.exclude(upc=None).exclude(upc="")
     return products
 

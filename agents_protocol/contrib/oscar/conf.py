@@ -1,24 +1,29 @@
-"""The Oscar integration's settings: one `AGENTS_PROTOCOL_OSCAR` dict, with these defaults.
-
-ITEM_ID               how agents name a product: "pk" (its primary key) or "upc" (its UPC;
-                      products without one are then out of the agents' reach).
-CHECKOUT_TTL_SECONDS  how long a checkout link handed to an agent stays valid (single use).
-CHECKOUT_URL_NAME     where the link takes the human, once the agent's basket is theirs:
-                      Oscar's checkout ("checkout:index"), or e.g. "basket:summary".
-CANCELLED_STATUSES    Oscar order statuses that order.status reports as "cancelled"; every
-                      other status of a placed order is "confirmed" (Oscar's own status is
-                      given beside it as "shop_status").
-"""
-from django.conf import settings
-
-DEFAULTS = {
-    "ITEM_ID": "pk",
-    "CHECKOUT_TTL_SECONDS": 1800,
-    "CHECKOUT_URL_NAME": "checkout:index",
-    "CANCELLED_STATUSES": ["Cancelled"],
-}
-ITEM_ID_CHOICES = ("pk", "upc")
+"""The Oscar integration's settings: one `AGENTS_PROTOCOL_OSCAR` dict, declared below and read as
+attributes of `oscar_settings` (agents_protocol/core/settings_declaration.py)."""
+from agents_protocol.core.settings_declaration import Choice, DeclaredSettings, Setting, Text, TextList, WholeNumber
 
 
-def get_setting(name):
-    return getattr(settings, "AGENTS_PROTOCOL_OSCAR", {}).get(name, DEFAULTS[name])
+class OscarSettings(DeclaredSettings):
+    """Only for a django-oscar shop whose provider is `agents_protocol.contrib.oscar.provider.OscarProvider`."""
+
+    setting = "AGENTS_PROTOCOL_OSCAR"
+    keys_check = "agents_protocol_oscar.E001"
+    values_check = "agents_protocol_oscar.E002"
+
+    ITEM_ID = Setting(
+        "pk", Choice("pk", "upc"),
+        "how agents name a product: `\"pk\"` (its primary key) or `\"upc\"` (its UPC; products without one are "
+        "then out of the agents' reach).")
+    CHECKOUT_TTL_SECONDS = Setting(
+        1800, WholeNumber(0), "how long a checkout link handed to an agent stays valid; it opens once.")
+    CHECKOUT_URL_NAME = Setting(
+        "checkout:index", Text(),
+        "the URL name the link takes the human to, once the agent's basket is theirs: Oscar's checkout, or e.g. "
+        "`\"basket:summary\"`.")
+    CANCELLED_STATUSES = Setting(
+        ["Cancelled"], TextList(),
+        "Oscar order statuses that order.status reports as `cancelled`; every other status of a placed order is "
+        "`confirmed` (Oscar's own status is given beside it as `shop_status`).")
+
+
+oscar_settings = OscarSettings()

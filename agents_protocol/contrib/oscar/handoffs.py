@@ -19,7 +19,7 @@ from django.utils import timezone
 from oscar.core.loading import get_model
 
 from agents_protocol.contrib.oscar import baskets
-from agents_protocol.contrib.oscar.conf import get_setting
+from agents_protocol.contrib.oscar.conf import oscar_settings
 from agents_protocol.contrib.oscar.models import AgentBasket
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.handoffs import resolve_handoff
@@ -50,7 +50,7 @@ def hand_off(session):
     link = AgentBasket.objects.get(basket=basket)
     link.reference = f"oscar-basket-{basket.pk}"
     link.link_token_hash = token_hash(token)
-    link.link_expires_at = timezone.now() + timedelta(seconds=get_setting("CHECKOUT_TTL_SECONDS"))
+    link.link_expires_at = timezone.now() + timedelta(seconds=oscar_settings.CHECKOUT_TTL_SECONDS)
     link.checkout_basket = basket
     link.save()
     return link, token

@@ -12,7 +12,7 @@ from django.core.mail import EmailMessage
 from django.urls import reverse
 
 from agents_protocol.contrib.oscar import baskets, catalogue, handoffs
-from agents_protocol.contrib.oscar.conf import get_setting
+from agents_protocol.contrib.oscar.conf import oscar_settings
 from agents_protocol.contrib.oscar.models import AgentBasket
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
@@ -116,7 +116,7 @@ class OscarProvider(ShopProvider):
         return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
 
     def order_data(self, order):
-        cancelled = order.status in get_setting("CANCELLED_STATUSES")
+        cancelled = order.status in oscar_settings.CANCELLED_STATUSES
         return {
             "order_id": order.number,
             "status": "cancelled" if cancelled else "confirmed",

@@ -4,7 +4,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from agents_protocol.contrib.oscar import handoffs
-from agents_protocol.contrib.oscar.conf import get_setting
+from agents_protocol.contrib.oscar.conf import oscar_settings
 
 
 @never_cache
@@ -13,4 +13,4 @@ def open_checkout_link(request, token):
         handoffs.open_link(token, request.basket)
     except handoffs.LinkClosed as closed:
         return render(request, "agents_protocol_oscar/link_closed.html", {"reason": closed.reason}, status=410)
-    return redirect(reverse(get_setting("CHECKOUT_URL_NAME")))
+    return redirect(reverse(oscar_settings.CHECKOUT_URL_NAME))

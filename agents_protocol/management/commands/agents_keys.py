@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from agents_protocol.audit.lifecycle import rotate_key
 from agents_protocol.audit.signing import current_key_record
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.core.models import SigningKey
 
 
@@ -22,7 +22,7 @@ class Command(BaseCommand):
                 state = f"retired {key.retired_at:%Y-%m-%d %H:%M}" if key.retired_at else "current"
                 self.stdout.write(f"{key.key_id}  {key.public_key}  {state}")
             return
-        if get_setting("SIGNING_KEY"):
+        if app_settings.SIGNING_KEY:
             raise CommandError(
                 "The signing key comes from the SIGNING_KEY setting (environment). Put a new key there and "
                 "restart; old public keys stay in the database, so old artifacts keep verifying."

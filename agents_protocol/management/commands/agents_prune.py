@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from agents_protocol.activity import recorder
 from agents_protocol.audit import lifecycle
-from agents_protocol.core.conf import get_setting
+from agents_protocol.core.conf import app_settings
 from agents_protocol.http import idempotency
 
 
@@ -16,6 +16,6 @@ class Command(BaseCommand):
         sealed = lifecycle.seal_expired()
         sessions = lifecycle.prune()
         keys = idempotency.prune()
-        calls = recorder.prune(get_setting("ACTIVITY_RETENTION_DAYS"))
+        calls = recorder.prune(app_settings.ACTIVITY_RETENTION_DAYS)
         self.stdout.write(f"Sealed {sealed} expired sessions; pruned {sessions} sessions with their trails, "
                           f"{keys} Idempotency-Keys and {calls} activity calls.")

@@ -2,7 +2,7 @@
 ("Building your own shop": Oscar's defaults, its apps, context processors and middleware,
 Haystack's simple backend, ATOMIC_REQUESTS), with the partner app forked for its own pricing
 strategy (UK VAT). The lines marked "agents_protocol" are all the app asks for
-(docs/integration.md, "The Oscar path").
+(docs/quickstart-oscar.md).
 
 Without POSTGRES_PORT it runs on SQLite; with POSTGRES_HOST/POSTGRES_PORT (noxfile.py starts
 the server) on PostgreSQL.
@@ -119,7 +119,7 @@ HAYSTACK_CONNECTIONS = {"default": {"ENGINE": "haystack.backends.simple_backend.
 
 
 def database():
-    """SQLite tuned for concurrent writers (docs/integration.md, "The Oscar path"), or PostgreSQL."""
+    """SQLite tuned for concurrent writers (docs/quickstart-oscar.md), or PostgreSQL."""
     if os.environ.get("POSTGRES_PORT"):
         return {
             "ENGINE": "django.db.backends.postgresql",
@@ -146,10 +146,13 @@ def database():
 DATABASES = {"default": database()}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
-# One process serves this shop in its tests, so a local-memory cache holds every rate-limit
-# counter; a shop with several workers uses Redis or Memcached and drops the silencing.
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+# The agents' rate-limit counters, shared by every process of this host: diskcache's increment is
+# atomic across processes, with no server to run (several hosts: Redis).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "ratelimit": {"BACKEND": "diskcache.DjangoCache", "LOCATION": DATA_DIR / "ratelimit"},
+}
+RATELIMIT_USE_CACHE = "ratelimit"
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"

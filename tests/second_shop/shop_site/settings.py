@@ -2,7 +2,7 @@
 
 Its own app `store` predates the agents: items with a SKU, a title and a price in cents,
 baskets, pending orders. The lines marked "agents_protocol" are all the app asks for
-(docs/integration.md).
+(docs/quickstart-django.md).
 """
 import os
 from pathlib import Path
@@ -60,7 +60,7 @@ TEMPLATES = [
 ]
 
 # WAL, immediate transactions and a busy timeout, so parallel agent calls wait for SQLite's write
-# lock instead of failing (docs/integration.md#sqlite; check agents_protocol.W003 names what is missing).
+# lock instead of failing (docs/quickstart-django.md, step 2; check agents_protocol.W003 names what is missing).
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
@@ -70,11 +70,13 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# One process serves this shop, so a local-memory cache holds every rate-limit counter.
-# django-ratelimit refuses it because it is not shared between processes: a shop with
-# several workers uses Redis or Memcached instead and drops this silencing.
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+# The agents' rate-limit counters, shared by every process of this host: diskcache's increment is
+# atomic across processes, with no server to run (several hosts: Redis).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "ratelimit": {"BACKEND": "diskcache.DjangoCache", "LOCATION": DATA_DIR / "ratelimit"},
+}
+RATELIMIT_USE_CACHE = "ratelimit"
 
 # The shop's own API (Django REST framework, tests/second_shop/requirements.txt): logins
 # required, anonymous callers throttled hard. The agent API must not inherit any of it.

@@ -29,7 +29,15 @@ def listed_item(sku):
 
 @transaction.atomic
 def set_quantity(owner, sku, quantity):
-    """Set the line of `sku` to `quantity` (0 removes it); returns the new quantity."""
+    """Set the line of `sku` to `quantity` (0 removes it); returns the new quantity. A line in the
+    basket can always be lowered or removed, even once its item is unlisted."""
+    line = BasketLine.objects.filter(basket__owner=owner, item__sku=sku).first()
+    if line is not None and quantity <= line.quantity:
+        if quantity == 0:
+            line.delete()
+        else:
+            BasketLine.objects.filter(pk=line.pk).update(quantity=quantity)
+        return quantity
     item = listed_item(sku)
     if quantity > settings.STORE_MAX_LINE_QUANTITY:
         raise BasketError(400, "quantity_too_large",

@@ -1,0 +1,66 @@
+"""What changed in a session's cart since the agent was last shown it, as sentences for the agent.
+
+Every provider gets these without code: the app keeps the cart of each cart answer it gives
+(AgentSession.shown_cart, a snapshot of ids, names, prices and quantities) and compares the
+next cart answer, and the cart checkout hands off, with it. A price the shop changed, a line
+the shop removed (its product deleted) or whose quantity it lowered: each is a notice naming
+the line, from what to what. Lines are read as the built-in answers give them: an id under
+`item_id` or `id`, a price under `unit_price` or `price`.
+"""
+from decimal import Decimal
+
+from agents_protocol.core.money import money_written
+
+
+def snapshot(cart):
+    """What the agent sees of `cart` (a cart answer), JSON-ready; None for no cart."""
+    if not isinstance(cart, dict) or not isinstance(cart.get("items"), list):
+        return None
+    cart = money_written(dict(cart))
+    lines = {}
+    for line in cart["items"]:
+        if isinstance(line, dict) and line_id(line) is not None:
+            price = line.get("unit_price", line.get("price"))
+            lines[line_id(line)] = [str(line.get("name") or line_id(line)),
+                                    None if price is None else str(price), line.get("quantity")]
+    return {"lines": lines, "subtotal": str(cart.get("subtotal")), "currency": cart.get("currency")}
+
+
+def line_id(line):
+    found = line.get("item_id", line.get("id"))
+    return None if found is None else str(found)
+
+
+def changes(shown, now, *, changed_item=None):
+    """Sentences on what changed from `shown` (a snapshot) to `now` (a snapshot) that the agent
+    did not do itself; `changed_item` is the line the agent's own call just changed."""
+    if not shown or not now:
+        return []
+    currency = now.get("currency") or ""
+    notices = []
+    for item, (name, price_then, quantity_then) in shown["lines"].items():
+        line = now["lines"].get(item)
+        if line is None:
+            if item != changed_item:
+                notices.append(f"{name} ({item}) is no longer in the cart: the shop removed it.")
+            continue
+        _, price_now, quantity_now = line
+        if price_then is not None and price_now is not None and Decimal(price_then) != Decimal(price_now):
+            notices.append(f"The price of {name} ({item}) changed from {price_then} to {price_now} {currency} "
+                           "since you last saw the cart.")
+        if item != changed_item and quantity_now != quantity_then:
+            notices.append(f"The cart now holds {quantity_now} of {name} ({item}), not {quantity_then}.")
+    if notices and changed_item is None and shown["subtotal"] != now["subtotal"]:
+        notices.append(f"The subtotal is now {now['subtotal']} {currency}, not {shown['subtotal']}.")
+    return notices
+
+
+def over_stock(item, line, stock):
+    """The notice for a line whose quantity is more than the `stock` the shop counts now."""
+    name, _, quantity = line
+    return (f"Only {stock} of {name} ({item}) are in stock now but the cart holds {quantity}: the shop does not "
+            "hold stock for a cart, so your human may be unable to pay for all of them.")
+
+
+def no_longer_for_sale(item, line):
+    return f"{line[0]} ({item}) is no longer for sale; cart.remove it before checking out."
