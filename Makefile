@@ -1,7 +1,10 @@
 # Two commands for a fresh machine (see README.md):
 #   make run    install, migrate, load the demo catalog, serve with gunicorn
 #   make test   install everything (Python packages, Debian's chromium, PostgreSQL, Redis, nginx, Node) and run every test
-#               (test-package first: the app's wheel in a second shop on Django 5.2 and 6, via nox)
+#               (test-package first: the app's wheel in a second shop on Django 5.2 and 6, via nox); ends with its wall time.
+#               What the tests build from lock files (nox's virtualenvs, the nginx test's image venv, node_modules) is
+#               kept in ~/.cache/acme-tests (ACME_TEST_CACHE=DIR moves it), one folder per hash of those files:
+#               a fresh clone reuses it, a changed lock file builds anew (tests/build_cache.py).
 # Not part of make test:
 #   make bench  load the site under gunicorn with wrk, compare every case with a floor
 #               (bench/run; docs/performance.md; writes bench/results/latest.json)
@@ -16,7 +19,7 @@ WORKERS ?= 2
 # rolled-back tests before the ones that flush the tables).
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
+.PHONY: run test test-all test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,11 +54,22 @@ serve: install
 
 run: demo serve
 
-test: install-dev system-deps test-package
+test:
+	@started=$$(date +%s); $(MAKE) --no-print-directory test-all; status=$$?; \
+	echo "make test: $$(( $$(date +%s) - started )) s"; exit $$status
+
+test-all: install-dev system-deps test-package
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
+# noxfile.py's sessions, run at once (each its own virtualenv, data and servers); a session's output
+# is printed when it ends.
+PACKAGE_SESSIONS := package-django52 package-django6 package-oscar-sqlite package-oscar-postgresql
+
 test-package: install-dev
-	$(BIN)/nox
+	$(MAKE) --no-print-directory -j$(words $(PACKAGE_SESSIONS)) --output-sync=target $(addprefix nox-,$(PACKAGE_SESSIONS))
+
+nox-%:
+	$(BIN)/nox --session $*
 
 bench: install
 	PYTHON=$(BIN)/python bench/run $(BENCH_ARGS)

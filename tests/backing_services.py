@@ -68,7 +68,7 @@ def postgres_server():
 
 @contextmanager
 def running_postgres():
-    """A fresh PostgreSQL server (a PostgresServer) for the block; noxfile.py's package-oscar uses it too."""
+    """A fresh PostgreSQL server (a PostgresServer) for the block (noxfile.py uses it too)."""
     if not (POSTGRES_BIN / "initdb").exists():
         pytest.fail(f"PostgreSQL 15 is not installed (no {POSTGRES_BIN}/initdb): {INSTALL_HINT}")
     root = Path(tempfile.mkdtemp(prefix="acme-postgres-"))

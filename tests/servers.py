@@ -3,11 +3,12 @@ import json
 import os
 import random
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,9 +81,9 @@ def site_env(data_dir, **extra):
 
 
 def start_site(data_dir, workers=2, log_worker_pids=False, **extra_env):
-    """Migrate a fresh database in data_dir and serve it with gunicorn; waits until it answers."""
+    """Give data_dir a freshly migrated database (migrate) and serve it with gunicorn; waits until it answers."""
     env = site_env(data_dir, **extra_env)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    migrate(env)
     pid_log = Path(data_dir) / "worker-pids.log" if log_worker_pids else None
     with bound_socket() as sock:
         process = subprocess.Popen(
@@ -136,6 +137,34 @@ def on_every_worker(site, check, workers, attempts=30):
 
 
 def migrate(env):
+    """Migrate the site's database. On SQLite (no DATABASE_URL) the site's DATA_DIR gets a copy of a
+    database that `manage.py migrate` made once in this process for the same environment."""
+    if "DATABASE_URL" in env:
+        _manage_migrate(env)
+        return
+    target = Path(env["DATA_DIR"]) / "db.sqlite3"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(_migrated_template(env))) as source, closing(sqlite3.connect(target)) as copy:
+        source.backup(copy)
+
+
+_TEMPLATES = {}  # the environment but RUN_TIME_ONLY -> a database migrated with it
+RUN_TIME_ONLY = {"DATA_DIR", "SECRET_KEY", "INSTANCE_NAME", "HOST", "PORT", "STATIC_ROOT", "GUNICORN_CMD_ARGS",
+                 "LOG_LEVEL"}  # settings that change nothing migrate writes
+
+
+def _migrated_template(env):
+    shape = tuple(sorted((key, value) for key, value in env.items() if key not in RUN_TIME_ONLY))
+    if shape not in _TEMPLATES:
+        # Beside the tests' own database (tests/isolation.py removes it), per process (pytest-xdist's workers).
+        data_dir = Path(os.environ["DATA_DIR"]) / f"migrated-{os.getpid()}-{len(_TEMPLATES)}"
+        data_dir.mkdir()
+        _manage_migrate({**env, "DATA_DIR": str(data_dir), "CACHE_DIR": str(data_dir / "cache")})
+        _TEMPLATES[shape] = data_dir / "db.sqlite3"
+    return _TEMPLATES[shape]
+
+
+def _manage_migrate(env):
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
 
 

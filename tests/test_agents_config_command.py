@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from agents_protocol.config_io import export_config
 from agents_protocol.core.config import current_revision
 from agents_protocol.models import Capability
-from tests.servers import ROOT
+from tests.servers import ROOT, migrate, site_env
 
 pytestmark = pytest.mark.django_db
 
@@ -125,8 +125,8 @@ def test_a_missing_file_is_a_clear_error():
 def test_the_command_exits_non_zero_on_an_invalid_file(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"site": {}}))
-    env = {"DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    env = site_env(tmp_path)
+    migrate(env)
     result = subprocess.run([sys.executable, "manage.py", "agents_config", "import", str(path)],
                             cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode != 0

@@ -270,40 +270,40 @@ def test_admin_shows_the_trail_read_only_and_offers_the_artifact(agent, admin_us
     assert clerk.get(f"/admin/agents_protocol/agentsession/{session.pk}/artifact.json").status_code == 403
 
 
-def test_parallel_calls_of_one_session_through_several_workers_never_fork_the_chain(tmp_path):
-    site = start_site(tmp_path, workers=3)
-    try:
-        agent = Agent(site.url)
-        agent.start()
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            statuses = list(pool.map(lambda n: agent.call("GET", "/cart/view").status_code, range(40)))
-        assert statuses == [200] * 40
-        artifact = requests.get(agent.call("DELETE", "/session").json()["data"]["audit_url"],
-                                headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()["data"]
-        published_key = agent.published_key()
-    finally:
-        site.stop()
+@pytest.fixture(scope="module")
+def gunicorn_site(tmp_path_factory):
+    """One gunicorn with three workers for the module: each test works in sessions of its own."""
+    site = start_site(tmp_path_factory.mktemp("audit-site"), workers=3)
+    yield site
+    site.stop()
+
+
+def test_parallel_calls_of_one_session_through_several_workers_never_fork_the_chain(gunicorn_site):
+    agent = Agent(gunicorn_site.url)
+    agent.start()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(pool.map(lambda n: agent.call("GET", "/cart/view").status_code, range(40)))
+    assert statuses == [200] * 40
+    artifact = requests.get(agent.call("DELETE", "/session").json()["data"]["audit_url"],
+                            headers={"Authorization": f"Bearer {agent.token}"}, timeout=10).json()["data"]
+    published_key = agent.published_key()
     assert [e["seq"] for e in artifact["events"]] == list(range(1, 43))
     assert verify(artifact, published_key).ok
 
 
-def test_rotation_ends_live_sessions_and_old_trails_still_verify(tmp_path):
-    site = start_site(tmp_path, workers=2)
-    try:
-        before = Agent(site.url)
-        before.start()
-        old_key = before.published_key()
-        old_artifact = requests.get(before.call("DELETE", "/session").json()["data"]["audit_url"],
-                                    headers={"Authorization": f"Bearer {before.token}"}, timeout=10).json()["data"]
-        live = Agent(site.url)
-        live.start()
-        result = site.manage("agents_keys", "rotate")
-        assert result.returncode == 0, result.stderr
-        new_key = live.published_key()
-        after = live.call("GET", "/cart/view")
-        rotated = live.call("GET", f"/audit/{live.session_id}").json()["data"]
-    finally:
-        site.stop()
+def test_rotation_ends_live_sessions_and_old_trails_still_verify(gunicorn_site):
+    before = Agent(gunicorn_site.url)
+    before.start()
+    old_key = before.published_key()
+    old_artifact = requests.get(before.call("DELETE", "/session").json()["data"]["audit_url"],
+                                headers={"Authorization": f"Bearer {before.token}"}, timeout=10).json()["data"]
+    live = Agent(gunicorn_site.url)
+    live.start()
+    result = gunicorn_site.manage("agents_keys", "rotate")
+    assert result.returncode == 0, result.stderr
+    new_key = live.published_key()
+    after = live.call("GET", "/cart/view")
+    rotated = live.call("GET", f"/audit/{live.session_id}").json()["data"]
     assert new_key != old_key
     assert after.status_code == 401 and after.json()["code"] == "session_ended"
     assert rotated["end_reason"] == "rotated" and verify(rotated, old_key).ok

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from agents_protocol.audit.chain import _event
 from agents_protocol.audit.hashing import EVENT_FIELDS, canonical_json, event_hash, is_plain
 from agents_protocol.audit.redaction import digest, redact
+from tests.hypothesis_profiles import examples
 
-THOROUGH = settings(max_examples=1000, deadline=None, derandomize=True, database=None)
+MANY = settings(max_examples=examples(250, 1000))  # tests/hypothesis_profiles.py: ci, thorough
 SAFE = 2**53 - 1
 
 # Every code point, lone surrogates included, with the ones where JSON writers differ most often.
@@ -48,20 +49,20 @@ def outcome(write, value):
         return type(refusal)
 
 
-@THOROUGH
+@MANY
 @given(values)
 def test_any_value_is_written_or_refused_as_rfc8785_does(value):
     assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value)
 
 
-@THOROUGH
+@MANY
 @given(plain_values)
 def test_plain_values_take_the_standard_encoder_and_give_the_same_bytes(value):
     assert is_plain(value)
     assert canonical_json(value) == rfc8785.dumps(value)
 
 
-@THOROUGH
+@MANY
 @given(seq=st.integers(1, 10**6), prev_hash=st.text(st.sampled_from("0123456789abcdef"), min_size=64, max_size=64),
        capability=plain_text, path=plain_text, params=st.dictionaries(text, values, max_size=5),
        status=st.integers(100, 599))

@@ -16,9 +16,9 @@ refused or made without a session change nothing stored (carts, lines, orders, p
 sessions).
 
 The bulk runs through Django's test client (fast: no sockets); a few run over real HTTP
-against live_server. Bounded and reproducible: 60 examples a test for the agent API, 35 for A2A,
-PactSpec and MCP (the same pipeline behind another adapter), 40 over HTTP, derandomized, no
-deadline (a shared CI machine has uneven timings).
+against live_server. Bounded and reproducible (tests/hypothesis_profiles.py: derandomized, no
+deadline): 20 examples a test for the agent API, 12 for A2A, PactSpec and MCP (the same pipeline
+behind another adapter), 12 over HTTP; with HYPOTHESIS_PROFILE=thorough 60, 35 and 40.
 """
 import json
 
@@ -31,12 +31,14 @@ from agents_protocol.models import AgentSession
 from cart.models import Cart, CartLine, Order, OrderLine
 from catalog.models import Product
 from tests.factories import make_agent_session, make_product
+from tests.hypothesis_profiles import examples
 from tests.transports import TRANSPORTS
 
-BOUNDED = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+BOUNDED = settings(max_examples=examples(20, 60),
                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-OVER_HTTP = settings(BOUNDED, max_examples=40)
-EXAMPLES = {"api": 60, "a2a": 35, "pactspec": 35, "pactspec-dispatch": 35, "mcp": 35}  # in process, per transport
+OVER_HTTP = settings(BOUNDED, max_examples=examples(12, 40))
+EXAMPLES = {"api": examples(20, 60), "a2a": examples(12, 35), "pactspec": examples(12, 35),  # in process
+            "pactspec-dispatch": examples(12, 35), "mcp": examples(12, 35)}
 HOSTILE_TRANSPORTS = list(EXAMPLES)
 CAPABILITIES = [c["name"] for c in DEFAULT_CAPABILITIES]
 SESSION_CAPABILITIES = [c["name"] for c in DEFAULT_CAPABILITIES if c["requires_session"]]

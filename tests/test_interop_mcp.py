@@ -17,7 +17,6 @@ by raw messages in process.
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -40,6 +39,7 @@ from agents_protocol.models import AgentSession, Capability, McpConfig
 from agents_protocol.transports.mcp import tool_result
 from cart.models import CartLine
 from tests.api_client import IN_PROCESS_URL, Site
+from tests.build_cache import npm_installed
 from tests.factories import make_agent_session, make_product
 from tests.servers import ROOT, on_every_worker, set_rate_limit, start_site
 from tests.test_agents_admin import capability_form, inline_management
@@ -508,15 +508,9 @@ def test_a_tool_refusal_is_an_is_error_result_with_the_envelope_and_changes_noth
 
 
 @pytest.fixture(scope="module")
-def inspector(tmp_path_factory):
-    """The Inspector, installed from the committed lockfile (npm ci) into a scratch folder."""
-    folder = tmp_path_factory.mktemp("mcp-inspector")
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy(INSPECTOR_PROJECT / name, folder / name)
-    installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=folder,
-                               capture_output=True, text=True, timeout=600)
-    assert installed.returncode == 0, installed.stderr
-    return folder / "node_modules" / ".bin" / "mcp-inspector"
+def inspector():
+    """The Inspector, installed from the committed lockfile (npm ci, kept in the tests' build cache)."""
+    return npm_installed(INSPECTOR_PROJECT) / "mcp-inspector"
 
 
 def run_inspector(cli, home, *args):

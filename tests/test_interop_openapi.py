@@ -13,6 +13,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 from agents_protocol.core.capabilities import register, unregister
 from agents_protocol.models import Capability, CapabilityParam, SessionConfig
 from tests.api_client import IN_PROCESS_URL
+from tests.hypothesis_profiles import THOROUGH, examples
 from tests.servers import start_site
 
 OPENAPI = "/.well-known/agents/openapi.json"
@@ -119,14 +120,17 @@ def demo_site(tmp_path_factory):
 
 
 def schemathesis(site, workdir, *options):
-    """schemathesis' own CLI, bounded: a fixed seed, few examples per operation, no stateful phase.
+    """schemathesis' own CLI, bounded: a fixed seed, 10 examples per operation (positive and negative),
+    no stateful phase. HYPOTHESIS_PROFILE=thorough (tests/hypothesis_profiles.py) gives 25 and adds
+    the coverage phase (every boundary case the schema defines: about 450 calls, most of a minute).
 
     One worker: with threads, Python 3.11's ast.parse (which hypothesis uses to describe
     strategies) fails now and then with "AST constructor recursion depth mismatch".
     """
+    phases = "examples,coverage,fuzzing" if THOROUGH else "examples,fuzzing"
     return subprocess.run(
         [sys.executable, "-m", "schemathesis.cli", "run", f"{site.url}{OPENAPI}", "--checks", CHECKS,
-         "--phases", "examples,coverage,fuzzing", "--max-examples", "25", "--seed", "20261122",
+         "--phases", phases, "--max-examples", str(examples(10, 25)), "--seed", "20261122",
          "--request-timeout", "10", *options],
         cwd=workdir, capture_output=True, text=True, timeout=240,
     )

@@ -4,7 +4,6 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from agents_protocol.models import Capability
 from agents_protocol.wsgi import DocumentReplay
 from catalog.demo import load_demo_catalog
 from tests.api_client import IN_PROCESS_URL, AgentClient, ok_data
+from tests.build_cache import npm_installed
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_PROJECT = ROOT / "tools" / "pactspec"
@@ -186,15 +186,9 @@ def test_generated_suites_have_a_happy_path_where_one_can_run_and_a_400_case(spe
 
 
 @pytest.fixture(scope="module")
-def pactspec_cli(tmp_path_factory):
-    """The official CLI, installed from the committed lockfile (npm ci) into a scratch folder."""
-    folder = tmp_path_factory.mktemp("pactspec-cli")
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy(CLI_PROJECT / name, folder / name)
-    installed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=folder,
-                               capture_output=True, text=True, timeout=300)
-    assert installed.returncode == 0, installed.stderr
-    return folder / "node_modules" / ".bin" / "pactspec"
+def pactspec_cli():
+    """The official CLI, installed from the committed lockfile (npm ci, kept in the tests' build cache)."""
+    return npm_installed(CLI_PROJECT) / "pactspec"
 
 
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")

@@ -9,6 +9,7 @@ import nox
 import pytest
 
 import noxfile
+from tests.build_cache import cache_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,8 +59,27 @@ def test_a_missing_python_fails_the_session_instead_of_skipping_it(tmp_path):
     assert "Python interpreter python3.12 not found" in run.stderr
 
 
-def test_the_oscar_session_runs_with_the_others_and_takes_oscar_and_playwright_from_the_dev_pins():
-    assert nox.options.sessions == ["package-django52", "package-django6", "package-oscar"]
+def test_make_test_package_runs_every_session():
+    assert nox.options.sessions == ["package-django52", "package-django6", "package-oscar-sqlite",
+                                    "package-oscar-postgresql"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"PACKAGE_SESSIONS := {' '.join(nox.options.sessions)}\n" in makefile
+
+
+def test_the_virtualenvs_are_reused_until_what_they_are_built_from_changes(tmp_path):
+    """nox's envdir is named after the content of BUILT_FROM: one more pin, another folder."""
+    copies = []
+    for extra in ("", "six==1.17.0\n"):
+        root = tmp_path / f"clone{len(copies)}"
+        for name in noxfile.BUILT_FROM:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes((ROOT / name).read_bytes() + (extra.encode() if name == "requirements.txt" else b""))
+        copies.append(cache_path("nox", *[root / name for name in noxfile.BUILT_FROM]))
+    assert Path(nox.options.envdir) == copies[0] != copies[1]
+    assert nox.options.reuse_venv == "yes"
+
+
+def test_the_oscar_sessions_take_oscar_and_playwright_from_the_dev_pins():
     dev = (ROOT / "requirements-dev.txt").read_text().splitlines()
     pins = noxfile.dev_pins("django-oscar", "sorl-thumbnail", "playwright")
     assert sorted(pin.split("==")[0] for pin in pins) == ["django-oscar", "playwright", "sorl-thumbnail"]

@@ -4,7 +4,8 @@ two instances on one PostgreSQL and one Redis, with TRUSTED_PROXY_COUNT=1.
 Each instance starts the way the Docker image starts it. The base image (python:3.11-slim)
 cannot be pulled here, so the fixture builds what the Dockerfile builds on top of it, in a
 temporary directory: the checkout copied without what .dockerignore leaves out (`COPY . .`), a
-virtualenv of Debian's Python 3.11 with requirements.txt (`RUN pip install`), collectstatic.
+virtualenv of Debian's Python 3.11 with requirements.txt (`RUN pip install`: built once per
+requirements.txt in the tests' build cache, tests/build_cache.py, and copied), collectstatic.
 Then, as a user that is not root and with the environment the Dockerfile declares (read from
 it, so the two cannot drift), the image's entry point runs a release step's migrate and the
 image's command.
@@ -35,6 +36,7 @@ from requests.adapters import HTTPAdapter
 from agents_protocol.audit import verify
 from tests.api_client import API, SESSION_PATH, assert_error, ok_data
 from tests.backing_services import postgres_server, redis_server  # noqa: F401 (fixtures)
+from tests.build_cache import built
 from tests.bursts import assert_exact, burst, fresh_window
 from tests.servers import ROOT, free_port
 
@@ -51,11 +53,30 @@ def build_image(root):
     ignored = [line.strip().removeprefix("**/") for line in (ROOT / ".dockerignore").read_text().splitlines()
                if line.strip() and not line.startswith("#")]
     shutil.copytree(ROOT, root / "app", ignore=shutil.ignore_patterns(*ignored))
-    subprocess.run([IMAGE_PYTHON, "-m", "venv", str(root / "venv")], check=True, capture_output=True, timeout=120)
-    subprocess.run([str(root / "venv/bin/pip"), "install", "--quiet", "-r", str(root / "app/requirements.txt")],
-                   check=True, capture_output=True, timeout=600)
+    copy_virtualenv(image_virtualenv(), root / "venv")
     subprocess.run(["chmod", "-R", "a+rX", str(root)], check=True)
     return root / "app"
+
+
+def image_virtualenv():
+    """A virtualenv of IMAGE_PYTHON with requirements.txt, from the build cache."""
+    version = subprocess.run([IMAGE_PYTHON, "--version"], capture_output=True, text=True, check=True).stdout
+
+    def build(folder):
+        subprocess.run([IMAGE_PYTHON, "-m", "venv", str(folder / "venv")], check=True, capture_output=True, timeout=120)
+        subprocess.run([str(folder / "venv/bin/pip"), "install", "--quiet", "-r", str(ROOT / "requirements.txt")],
+                       check=True, capture_output=True, timeout=600)
+
+    return built("image-venv", [ROOT / "requirements.txt", version], build) / "venv"
+
+
+def copy_virtualenv(source, target):
+    """`source` at `target`, where the image's user can read it (the cache may be under root's home).
+    A virtualenv finds itself from its interpreter's path; only its scripts name the old one."""
+    shutil.copytree(source, target, symlinks=True)
+    for script in (target / "bin").iterdir():
+        if script.is_file() and not script.is_symlink() and script.read_bytes().startswith(f"#!{source}/".encode()):
+            script.write_bytes(script.read_bytes().replace(str(source).encode(), str(target).encode(), 1))
 
 
 def image_environment():

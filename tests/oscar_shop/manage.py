@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Kiln & Co's manage.py. Run it from a virtualenv where agents_protocol is installed from its
-wheel with the [oscar] extra (noxfile.py, session package-oscar), not from the checkout."""
+wheel with the [oscar] extra (noxfile.py, the package-oscar-* sessions), not from the checkout."""
 import os
 import sys
 
