@@ -182,7 +182,7 @@ def loaded(field, value):
 def aware(value):
     """A datetime as the ORM loads it: with USE_TZ, a database without time zones (SQLite) gives
     it back naive, in the database's TIME_ZONE setting (UTC without one), as Django documents."""
-    if value is not None and settings.USE_TZ and timezone.is_naive(value):
+    if settings.USE_TZ and timezone.is_naive(value):
         zone = settings.DATABASES[connection.alias].get("TIME_ZONE")
         return timezone.make_aware(value, zoneinfo.ZoneInfo(zone) if zone else UTC)
     return value
