@@ -4,7 +4,8 @@
               [--no-peer]
 
 The embedded default (SQLite, diskcache) is served by deploy/gunicorn.conf.py with one sync
-worker per core, BENCH_FLOOR=1, limits raised so nothing is refused, audit on. The catalog
+worker per core, GUNICORN_SPEEDUPS=1 (the site's tuning of gunicorn), BENCH_FLOOR=1, limits
+raised so nothing is refused, audit on. The catalog
 grows 1k → 10k → 100k products (bench/synthetic_catalog.py); each phase runs its cases in
 rounds, every run of a case between two runs of the floor (a constant JSON answer through the
 full middleware stack), and a case's ratio is the median over the rounds of its requests/s
@@ -87,7 +88,7 @@ class Site:
         self.env.update(
             DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="acme.settings", BENCH_FLOOR="1",
             HOST="127.0.0.1", PORT=str(self.port), WORKERS=str(CORES), LOG_LEVEL="WARNING",
-            CART_MAX_QUANTITY="1000000",
+            CART_MAX_QUANTITY="1000000", GUNICORN_SPEEDUPS="1",
         )
         self.env.update(env)
         self.log = open(Path(data_dir) / "gunicorn.log", "w")

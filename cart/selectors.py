@@ -4,11 +4,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import connection
 from django.utils import timezone
 
 from catalog.models import Product
-from catalog.rows import FieldValues, all_rows, first_row, run_statement
 
 from .models import Cart, CartLine, Order, OrderLine
 from .money import to_money
@@ -56,37 +55,45 @@ def available_from(stock, is_active):
     return stock if is_active else 0
 
 
+# The fixed statements bind named parameters (%(name)s, from a dict): Django's SQLite cursor
+# substitutes those with one %-formatting, where %s costs a regular expression over the statement.
 # The open status is written into the SQL below, not bound as a parameter: when a parameter
 # decides whether a partial index applies (cart_one_open_per_session), SQLite compiles the
 # statement again each time it runs, which made these reads 2-3 times slower.
 OPEN_STATUS = f"'{Cart.Status.OPEN.value}'"
 FROZEN_STATUS = f"'{Cart.Status.FROZEN.value}'"
-CART_VALUES = FieldValues(*Cart._meta.concrete_fields)
-# One open cart per session at most (constraint cart_one_open_per_session).
+# One open cart per session at most (constraint cart_one_open_per_session). What a cart edit
+# reads of it; its times stay deferred (loaded by the ORM if read).
+OPEN_CART_FIELDS = ["id", "agent_session_id", "status", "currency"]
 OPEN_CART = (
-    f"SELECT {', '.join(f'c.{field.column}' for field in CART_VALUES.fields)} FROM cart_cart c"
-    f" WHERE c.agent_session_id = %s AND c.status = {OPEN_STATUS}"
+    f"SELECT {', '.join(f'c.{name}' for name in OPEN_CART_FIELDS)} FROM cart_cart c"
+    f" WHERE c.agent_session_id = %(session)s AND c.status = {OPEN_STATUS}"
 )
 
 
 def find_open_cart(agent_session):
-    """The session's open cart, or None: fixed SQL, as every cart edit starts here."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    row = run_statement(OPEN_CART, [agent_session.pk], first_row)
-    return Cart.from_db(connection.alias, None, CART_VALUES.convert(connection, row)) if row else None
+    """The session's open cart, or None: every cart edit starts here, so it is fixed SQL on Django's
+    cursor (an ORM query costs more to build than to run), made a Cart by Model.from_db()."""
+    with connection.cursor() as cursor:
+        cursor.execute(OPEN_CART, {"session": agent_session.pk})
+        row = cursor.fetchone()
+    return Cart.from_db(connection.alias, OPEN_CART_FIELDS, row) if row else None
 
 
 def view_cart(agent_session):
-    """The session's open cart priced at current server prices: one plain SQL read (the agent
-    API's cart answers all end with it; an ORM query costs more to build than to run)."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    rows = run_statement(OPEN_CART_LINES, [agent_session.pk], all_rows)
+    """The session's open cart priced at current server prices: one fixed SQL read (the agent
+    API's cart answers all end with it; an ORM query costs more to build than to run). Its
+    values need no converting: to_money() makes the price a Decimal from whatever number type
+    the database driver gives, and the rest are plain numbers and text."""
+    with connection.cursor() as cursor:
+        cursor.execute(OPEN_CART_LINES, {"session": agent_session.pk})
+        rows = cursor.fetchall()
     if not rows:
         return CartView(
             items=(), subtotal=to_money(0), currency=settings.SHOP_CURRENCY, cart_size=0, total_quantity=0
         )
     cart_currency = rows[0][0]
-    items = tuple(_cart_item(*LINE_VALUES.convert(connection, row[1:])) for row in rows if row[1] is not None)
+    items = tuple(_cart_item(*row[1:]) for row in rows if row[1] is not None)
     return CartView(
         items=items,
         subtotal=to_money(sum((item.line_total for item in items), Decimal(0))),
@@ -105,15 +112,9 @@ OPEN_CART_LINES = f"""
     LEFT JOIN cart_cartline l ON l.cart_id = c.id
     LEFT JOIN catalog_product p ON p.id = l.product_id
     LEFT JOIN catalog_product parent ON parent.id = p.variant_of_id
-    WHERE c.agent_session_id = %s AND c.status = {OPEN_STATUS}
+    WHERE c.agent_session_id = %(session)s AND c.status = {OPEN_STATUS}
     ORDER BY l.added, l.id
 """
-LINE_VALUES = FieldValues(
-    *(Product._meta.get_field(name) for name in ("public_id", "name", "price", "currency", "stock", "is_active")),
-    CartLine._meta.get_field("quantity"),
-)
-
-
 def _cart_item(public_id, name, price, currency, stock, is_active, quantity):
     unit_price = to_money(price)
     available = available_from(stock, is_active)

@@ -4,8 +4,9 @@ Quantity changes stay correct under concurrency on every database: each edit fir
 takes the cart row's write lock with a conditional UPDATE (see `_lock_open_cart`),
 line quantities change through conditional `UPDATE … SET quantity = quantity + n`
 statements, and the unique constraints settle racing inserts. `select_for_update` is not
-used because SQLite ignores it. The statements every cart.add runs are fixed SQL
-(catalog/rows.py says why); they need RETURNING, which SQLite 3.35+ and PostgreSQL have.
+used because SQLite ignores it. The statements every cart.add runs are fixed SQL on Django's
+cursor (an ORM query costs more to build than to run); they need RETURNING, which SQLite 3.35+
+and PostgreSQL have.
 
 The human side of checkout (confirm, reduce a short line, cancel) follows the same
 pattern on the order row: `_lock_open_order` claims it with a conditional UPDATE that
@@ -17,12 +18,11 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from catalog.models import Product
-from catalog.rows import changed_rows, first_row, run_statement
 from catalog.selectors import get_active_product
 
 from .models import Cart, CartLine, Order, OrderLine
@@ -321,9 +321,10 @@ def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):
 
 def _claim_cart(cart, *, new_status=Cart.Status.OPEN):
     """Write-lock `cart` until the transaction ends, if it is still open (see _lock_open_cart)."""
-    connection = connections[DEFAULT_DB_ALIAS]
     updated = Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
-    claimed = run_statement(CLAIM_OPEN_CART[new_status], [updated, cart.pk], changed_rows)
+    with connection.cursor() as cursor:
+        cursor.execute(CLAIM_OPEN_CART[new_status], {"updated": updated, "cart": cart.pk})
+        claimed = cursor.rowcount
     if not claimed:
         raise CartError(
             "cart_not_open",
@@ -338,13 +339,13 @@ def _claim_cart(cart, *, new_status=Cart.Status.OPEN):
 # makes SQLite compile the statement again each time it runs), and an edit's claim leaves the status
 # alone, so that index is not rewritten: a claim with its transaction 41 -> 12 us, measured in a loop.
 CLAIM_OPEN_CART = {
-    Cart.Status.OPEN: f"UPDATE cart_cart SET updated = %s WHERE id = %s AND status = {OPEN_STATUS}",
-    Cart.Status.FROZEN: f"UPDATE cart_cart SET status = {FROZEN_STATUS}, updated = %s"
-                        f" WHERE id = %s AND status = {OPEN_STATUS}",
+    Cart.Status.OPEN: f"UPDATE cart_cart SET updated = %(updated)s WHERE id = %(cart)s AND status = {OPEN_STATUS}",
+    Cart.Status.FROZEN: f"UPDATE cart_cart SET status = {FROZEN_STATUS}, updated = %(updated)s"
+                        f" WHERE id = %(cart)s AND status = {OPEN_STATUS}",
 }
 INCREMENT_LINE = (
-    "UPDATE cart_cartline SET quantity = quantity + %s"
-    " WHERE cart_id = %s AND product_id = %s AND quantity <= %s RETURNING quantity"
+    "UPDATE cart_cartline SET quantity = quantity + %(quantity)s"
+    " WHERE cart_id = %(cart)s AND product_id = %(product)s AND quantity <= %(most)s RETURNING quantity"
 )
 
 
@@ -367,7 +368,10 @@ def _add_to_line(cart, product, quantity, limit):
 
 def _increment_line(cart, product, quantity, limit):
     """The line's new quantity, or None when there is no line or it would pass `limit`."""
-    row = run_statement(INCREMENT_LINE, [quantity, cart.pk, product.pk, limit - quantity], first_row)
+    with connection.cursor() as cursor:
+        cursor.execute(INCREMENT_LINE, {"quantity": quantity, "cart": cart.pk, "product": product.pk,
+                                        "most": limit - quantity})
+        row = cursor.fetchone()
     return row[0] if row else None
 
 

@@ -21,13 +21,16 @@ from collections import OrderedDict
 from functools import wraps
 
 from django.conf import settings
+from django.db import connection
 
-from .rows import first_row, run_statement
+VERSION_STATEMENT = "SELECT token FROM catalog_version"
 
 
 def catalog_version():
     """The catalog's version token: it changes in the transaction of any catalog change."""
-    return run_statement("SELECT token FROM catalog_version", (), first_row)[0]
+    with connection.cursor() as cursor:
+        cursor.execute(VERSION_STATEMENT)
+        return cursor.fetchone()[0]
 
 
 class ReadCache:

@@ -18,7 +18,7 @@ import re
 
 from django.db import connection
 
-from . import rows
+from .models import Category, Product
 
 WORD = re.compile(r"[^\W_]+")
 
@@ -32,6 +32,23 @@ BM25_WEIGHTS = (10.0, 5.0, 1.0, 2.0, 2.0, 2.0)
 POSTGRES_CONFIG = "catalog_search"
 # A term's operand (_tsquery_term) as a tsquery of that configuration.
 TSQUERY = f"to_tsquery('{POSTGRES_CONFIG}', %s)"
+
+
+# What a search answer shows of each product (its other fields stay deferred), then its category's.
+SUMMARY = ("p.id, p.public_id, p.name, p.slug, p.price, p.currency, p.stock, p.category_id, p.is_active, "
+           "c.name AS category_name, c.slug AS category_slug")
+CATEGORY_FIELDS = ["id", "name", "slug"]
+
+
+def found_products(sql, params):
+    """The products a search statement selects (SUMMARY, then `total`) through raw(), each with
+    the category the answer names: loaded with the id, name and slug the statement read (its
+    other fields deferred, as raw() defers the product's)."""
+    products = list(Product.objects.raw(sql, params))
+    for product in products:
+        product.category = Category.from_db(
+            connection.alias, CATEGORY_FIELDS, [product.category_id, product.category_name, product.category_slug])
+    return products
 
 
 def searchable_terms(query):
@@ -61,14 +78,14 @@ def sqlite_search(terms, offset, limit):
             ORDER BY matched.name_hits DESC, matched.relevance, p.name, p.id
             LIMIT %s OFFSET %s
         )
-        SELECT {rows.SUMMARY.sql}, ({SQLITE_COUNT}) AS total
+        SELECT {SUMMARY}, ({SQLITE_COUNT}) AS total
         FROM ranked
         JOIN catalog_product p ON p.id = ranked.id
         JOIN catalog_category c ON c.id = p.category_id
         ORDER BY ranked.name_hits DESC, ranked.relevance, ranked.name, ranked.id
     """
     params = [f"{{name}} : ({phrase})" for phrase in phrases] + [match, limit, offset, match]
-    products = rows.products(sql, params, rows.SUMMARY)
+    products = found_products(sql, params)
     if products:
         return products, products[0].total
     return [], _sqlite_count(match) if offset else 0
@@ -108,14 +125,14 @@ def postgresql_search(terms, offset, limit):
             ORDER BY name_hits DESC, relevance DESC, p.name, p.id
             LIMIT %s OFFSET %s
         )
-        SELECT {rows.SUMMARY.sql}, ranked.total
+        SELECT {SUMMARY}, ranked.total
         FROM ranked
         JOIN catalog_product p ON p.id = ranked.id
         JOIN catalog_category c ON c.id = p.category_id
         ORDER BY ranked.name_hits DESC, ranked.relevance DESC, ranked.name, ranked.id
     """
     name_operands = [_tsquery_term(term, "A") for term in terms]
-    products = rows.products(sql, [*name_operands, *operands, *match_params, limit, offset], rows.SUMMARY)
+    products = found_products(sql, [*name_operands, *operands, *match_params, limit, offset])
     if products:
         return products, products[0].total
     return [], _postgresql_count(match, match_params) if offset else 0

@@ -6,11 +6,11 @@ extra queries per product.
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db import connection
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
-from . import read_cache, rows, search
+from . import read_cache, search
 from .models import Category, Product
 
 SORT_ORDERINGS = {
@@ -107,20 +107,12 @@ def get_category(slug):
 
 @read_cache.cached()
 def get_active_product(public_id):
-    """The product for sale with this public id (and its category), or None: one plain SQL read.
-    A variant is found by its own id, while its parent is active; `has_variants` says whether
-    the product has variants (active or not), which makes it sold only as one of them."""
-    found = rows.products(
-        f"SELECT {rows.ALL.sql}, EXISTS({ANY_VARIANT}) AS has_variants "
-        "FROM catalog_product p JOIN catalog_category c ON c.id = p.category_id "
-        f"WHERE p.public_id = %s AND p.is_active AND NOT EXISTS({INACTIVE_PARENT})",  # Product.objects.active()
-        [public_id],
-    )
-    return found[0] if found else None
-
-
-ANY_VARIANT = "SELECT 1 FROM catalog_product v WHERE v.variant_of_id = p.id"
-INACTIVE_PARENT = "SELECT 1 FROM catalog_product parent WHERE parent.id = p.variant_of_id AND NOT parent.is_active"
+    """The product for sale with this public id (and its category), or None. A variant is found
+    by its own id, while its parent is active; `has_variants` says whether the product has
+    variants (active or not), which makes it sold only as one of them."""
+    any_variant = Product.objects.filter(variant_of=OuterRef("pk"))
+    products = Product.objects.active().select_related("category").annotate(has_variants=Exists(any_variant))
+    return products.filter(public_id=public_id).first()
 
 
 @dataclass(frozen=True)
@@ -140,14 +132,13 @@ def variant_totals(products):
     ids = [product.pk for product in products]
     if not ids:
         return {}
-    sql = VARIANT_TOTALS.format(", ".join(["%s"] * len(ids)))
-    found = rows.run_statement(sql, ids, rows.all_rows)
-    connection = connections[DEFAULT_DB_ALIAS]
-    totals = {}
-    for parent_id, stock, *prices in found:
-        in_stock_price, lowest_price = TWO_PRICES.convert(connection, prices)
-        totals[parent_id] = VariantTotals(int(stock or 0), _first_known(in_stock_price, lowest_price))
-    return totals
+    with connection.cursor() as cursor:
+        cursor.execute(VARIANT_TOTALS.format(", ".join(["%s"] * len(ids))), ids)
+        found = cursor.fetchall()
+    return {
+        parent_id: VariantTotals(int(stock or 0), loaded_price(_first_known(in_stock_price, lowest_price)))
+        for parent_id, stock, in_stock_price, lowest_price in found
+    }
 
 
 VARIANT_TOTALS = """
@@ -155,7 +146,14 @@ VARIANT_TOTALS = """
            MIN(CASE WHEN v.is_active AND v.stock > 0 THEN v.price END), MIN(CASE WHEN v.is_active THEN v.price END)
     FROM catalog_product v WHERE v.variant_of_id IN ({}) GROUP BY v.variant_of_id
 """
-TWO_PRICES = rows.FieldValues(Product._meta.get_field("price"), Product._meta.get_field("price"))
+PRICE = Product._meta.get_field("price")
+CENTS = Decimal(1).scaleb(-PRICE.decimal_places)
+
+
+def loaded_price(value):
+    """A price as the database driver gives it (an int, a float or a Decimal, by backend), as
+    the Decimal the ORM loads."""
+    return None if value is None else PRICE.to_python(value).quantize(CENTS)
 
 
 def show_what_variants_offer(products):

@@ -14,7 +14,13 @@ accesslog = "-"
 errorlog = "-"
 logger_class = "acme.log_redaction.GunicornLogger"  # checkout links' tokens never reach a log
 # gunicorn's own refusals (past its limits below, or not HTTP/1.1) in the envelope, not HTML pages.
-worker_class = "agents_protocol.contrib.gunicorn.workers.SyncWorker"
+# GUNICORN_SPEEDUPS=1 opts in to the site's tuning of gunicorn itself: the same worker, with the
+# Date header formatted once a second and the forwarding check remembered per client address
+# (acme/gunicorn_speedups.py; docs/deploy.md).
+if os.environ.get("GUNICORN_SPEEDUPS") == "1":
+    worker_class = "acme.gunicorn_speedups.SyncWorker"
+else:
+    worker_class = "agents_protocol.contrib.gunicorn.workers.SyncWorker"
 # One gunicorn per container or instance: no control socket to share or clean up.
 control_socket_disable = True
 

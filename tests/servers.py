@@ -137,12 +137,13 @@ def on_every_worker(site, check, workers, attempts=30):
 
 
 def migrate(env):
-    """Migrate the site's database. On SQLite (no DATABASE_URL) the site's DATA_DIR gets a copy of a
-    database that `manage.py migrate` made once in this process for the same environment."""
-    if "DATABASE_URL" in env:
+    """Migrate the site's database. On SQLite (no DATABASE_URL) a DATA_DIR without one gets a copy of a
+    database that `manage.py migrate` made once in this process for the same environment; a site
+    started again on its DATA_DIR keeps its database."""
+    target = Path(env["DATA_DIR"]) / "db.sqlite3"
+    if "DATABASE_URL" in env or target.exists():
         _manage_migrate(env)
         return
-    target = Path(env["DATA_DIR"]) / "db.sqlite3"
     target.parent.mkdir(parents=True, exist_ok=True)
     with closing(sqlite3.connect(_migrated_template(env))) as source, closing(sqlite3.connect(target)) as copy:
         source.backup(copy)

@@ -5,6 +5,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from agents_protocol.http.sessions import hash_token, session_by_token_hash
 from agents_protocol.models import (
     AgentSession,
     AuditConfig,
@@ -224,3 +225,25 @@ def test_a_session_capability_with_the_token_of_an_expired_factory_session_is_40
     expired = make_agent_session(expires_at=timezone.now() - timedelta(minutes=5))
     agent.token = expired.raw_token
     assert_error(agent.post(f"{API}/cart/add", {"item_id": make_product().public_id}), 401, "session_expired")
+
+
+@pytest.mark.django_db
+def test_the_session_of_a_token_loads_as_the_orm_loads_it():
+    made = make_agent_session()
+    AgentSession.objects.filter(pk=made.pk).update(ended_at=timezone.now(), end_reason="deleted", event_count=3,
+                                                   audited=True, shown_cart={"lines": [{"id": "p1", "quantity": 2}]})
+    loaded = session_by_token_hash(hash_token(made.raw_token))
+    expected = AgentSession.objects.get(pk=made.pk)
+    assert [getattr(loaded, field.attname) for field in AgentSession._meta.concrete_fields] == [
+        getattr(expected, field.attname) for field in AgentSession._meta.concrete_fields]
+    assert timezone.is_aware(loaded.expires_at) and timezone.is_aware(loaded.ended_at)
+    assert loaded.audited is True and loaded.shown_cart == {"lines": [{"id": "p1", "quantity": 2}]}
+    assert session_by_token_hash(hash_token("no such token")) is None
+
+
+@pytest.mark.django_db
+def test_a_database_time_zone_is_the_zone_its_datetimes_load_in(settings):
+    made = make_agent_session()
+    settings.DATABASES = {**settings.DATABASES, "default": {**settings.DATABASES["default"], "TIME_ZONE": "Asia/Tokyo"}}
+    loaded = session_by_token_hash(hash_token(made.raw_token))
+    assert loaded.expires_at.utcoffset() == timedelta(hours=9)

@@ -1,6 +1,6 @@
-"""current_revision() reads the configuration's number on the DB-API connection itself
-(agents_protocol/core/sql.py read_one, which also reads the session of a token), on SQLite and PostgreSQL, failing with Django's DatabaseError,
-and through Django's cursor while Django records queries or runs execute wrappers."""
+"""current_revision() reads the configuration's number with one fixed statement on Django's
+cursor, on SQLite and PostgreSQL, failing with Django's DatabaseError; Django's query capture
+and execute wrappers see it."""
 import dj_database_url
 import pytest
 from django.db import DatabaseError, connection, transaction
@@ -13,24 +13,18 @@ from agents_protocol.core.config import (
     REVISION_STATEMENT,
     bump_revision,
     current_revision,
+    read_revision,
 )
-from agents_protocol.core.sql import read_one
 from agents_protocol.models import ConfigRevision
 from tests.backing_services import postgres_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
 
-def cursor_not_expected():
-    raise AssertionError("read through Django's cursor")
-
-
-def test_the_revision_is_read_without_djangos_cursor(monkeypatch):
+def test_the_revision_is_the_saved_number():
     bump_revision()
     bump_revision()
-    saved = ConfigRevision.objects.get(pk=1).number
-    monkeypatch.setattr(connection, "cursor", cursor_not_expected)
-    assert current_revision() == saved >= 2
+    assert current_revision() == ConfigRevision.objects.get(pk=1).number >= 2
 
 
 def test_a_save_that_finds_the_row_created_meanwhile_still_moves_the_number(monkeypatch):
@@ -78,13 +72,6 @@ def test_a_transaction_marked_for_rollback_refuses_the_read_as_djangos_cursor_do
             current_revision()
 
 
-def test_a_bound_read_translates_the_placeholders_as_djangos_cursor_does():
-    statement = "SELECT %s, '100%%', %s"
-    assert read_one(connection, statement, [7, "x"]) == (7, "100%", "x")
-    with CaptureQueriesContext(connection):  # through Django's cursor: the same answer
-        assert read_one(connection, statement, [7, "x"]) == (7, "100%", "x")
-
-
 def test_before_the_first_save_the_revision_is_0():
     ConfigRevision.objects.all().delete()
     assert current_revision() == 0
@@ -99,7 +86,7 @@ def test_a_database_without_the_table_fails_with_djangos_database_error(tmp_path
     empty = other_database(f"sqlite:///{tmp_path / 'empty.sqlite3'}")
     try:
         with pytest.raises(DatabaseError) as failure:
-            read_one(empty, REVISION_STATEMENT)
+            read_revision(empty)
     finally:
         empty.close()
     assert type(failure.value).__module__ == "django.db.utils"  # wrapped, not sqlite3's own
@@ -108,7 +95,7 @@ def test_a_database_without_the_table_fails_with_djangos_database_error(tmp_path
 def test_a_database_that_cannot_be_opened_fails_with_djangos_database_error(tmp_path):
     unreachable = other_database(f"sqlite:///{tmp_path / 'no-such-directory' / 'db.sqlite3'}")
     with pytest.raises(DatabaseError) as failure:
-        read_one(unreachable, REVISION_STATEMENT)
+        read_revision(unreachable)
     assert type(failure.value).__module__ == "django.db.utils"
 
 
@@ -116,12 +103,11 @@ def test_postgresql_reads_the_revision_and_fails_with_djangos_database_error(pos
     database = other_database(postgres_server.create_database("revision_read"))
     try:
         with pytest.raises(DatabaseError) as failure:
-            read_one(database, REVISION_STATEMENT)
+            read_revision(database)
         assert type(failure.value).__module__ == "django.db.utils"
         with database.cursor() as cursor:
             cursor.execute(f"CREATE TABLE {ConfigRevision._meta.db_table} (id integer PRIMARY KEY, number integer)")
             cursor.execute(f"INSERT INTO {ConfigRevision._meta.db_table} VALUES (1, 42)")
-        assert read_one(database, REVISION_STATEMENT) == (42,)
-        assert read_one(database, "SELECT %s, '100%%', %s", [7, "x"]) == (7, "100%", "x")
+        assert read_revision(database) == 42
     finally:
         database.close()

@@ -1,7 +1,9 @@
-"""agents_protocol.contrib.gunicorn.speedups: the Date header once a second and the forwarding
-check once per client address give gunicorn's own answers, in process and from a live worker
-(deploy/gunicorn.conf.py names the worker class that installs them)."""
+"""acme.gunicorn_speedups, the site's opt-in tuning of gunicorn: the Date header once a second
+and the forwarding check once per client address give gunicorn's own answers, in process and
+from a live worker (deploy/gunicorn.conf.py names the worker class that installs them when
+GUNICORN_SPEEDUPS=1)."""
 import ipaddress
+import runpy
 import time
 from email.utils import parsedate_to_datetime
 
@@ -11,9 +13,10 @@ from gunicorn import glogging, util
 from gunicorn.config import Config
 from gunicorn.http import message
 
+from acme import gunicorn_speedups as speedups
 from acme.log_redaction import GunicornLogger
-from agents_protocol.contrib.gunicorn import speedups
-from tests.servers import migrate, serve_site, site_env
+from agents_protocol.contrib.gunicorn import workers
+from tests.servers import ROOT, migrate, serve_site, site_env
 
 
 @pytest.fixture
@@ -62,6 +65,17 @@ def test_gunicorns_requests_use_the_installed_functions(monkeypatch):
     assert message._ip_in_allow_list is speedups.address_in_allow_list
 
 
+def test_the_opt_in_names_the_apps_worker_with_the_speedups(monkeypatch):
+    shipped = Config()
+    for opted_in, expected in [("", workers.SyncWorker), ("1", speedups.SyncWorker)]:
+        monkeypatch.setenv("GUNICORN_SPEEDUPS", opted_in)
+        settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+        shipped.set("worker_class", settings["worker_class"])
+        assert shipped.worker_class is expected
+    assert issubclass(speedups.SyncWorker, workers.SyncWorker)
+    assert issubclass(speedups.ThreadWorker, workers.ThreadWorker)
+
+
 def test_the_access_logs_time_is_gunicorns():
     logger = GunicornLogger(Config())
     for _ in range(3):  # two reads of the clock can straddle a second; three cannot all do so
@@ -83,8 +97,9 @@ def test_the_access_logs_time_changes_with_the_second(clock):
 
 @pytest.fixture(scope="module")
 def live_site(tmp_path_factory):
-    """The shipped config twice: trusting the loopback's forwarding headers (gunicorn's default), and not."""
-    env = site_env(tmp_path_factory.mktemp("speedups"))
+    """The shipped config, opted in, twice: trusting the loopback's forwarding headers (gunicorn's
+    default), and not."""
+    env = site_env(tmp_path_factory.mktemp("speedups"), GUNICORN_SPEEDUPS="1")
     migrate(env)
     trusting = serve_site(env, workers=1)
     distrusting = serve_site({**env, "FORWARDED_ALLOW_IPS": "192.0.2.1"}, workers=1)

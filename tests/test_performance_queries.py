@@ -119,6 +119,6 @@ def test_the_open_cart_reads_use_the_partial_unique_index_whatever_is_bound(name
     partial index cart_one_open_per_session."""
     sql = getattr(selectors, name)
     with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", [None] * sql.count("%s"))
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", {"session": None})
         plan = " | ".join(row[-1] for row in cursor.fetchall())
     assert "SEARCH c USING INDEX cart_one_open_per_session (agent_session_id=?)" in plan, plan

@@ -9,6 +9,7 @@ from jsonschema import Draft7Validator
 
 from catalog.demo import load_demo_catalog
 from catalog.models import Product
+from acme.management.commands.load_demo_catalog import describe_demo_capabilities
 from tests.api_client import API, AgentClient, assert_error, ok_data
 
 pytestmark = pytest.mark.django_db
@@ -19,6 +20,7 @@ CANONICAL_SCHEMA = Path(__file__).resolve().parents[1] / "agents_protocol" / "sc
 @pytest.fixture
 def shop(site_client):
     load_demo_catalog()
+    describe_demo_capabilities()  # the demo's own words, as `manage.py load_demo_catalog` loads them
     return AgentClient(django_client=site_client)
 
 

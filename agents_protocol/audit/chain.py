@@ -10,16 +10,15 @@ Once a session has ended nothing more is appended.
 Every call of an audited session appends, and SQLite has one writer for the whole database:
 the event and its RFC 8785 hash are made before the write transaction, from the head the
 session row showed when the call authenticated, so the transaction holds two fixed SQL
-statements on one cursor of the backend's own (statement_cursor) and no hashing. A call that changes something appends inside the
+statements on one cursor and no hashing. A call that changes something appends inside the
 transaction of its change when the handler asks for it (`PendingEvent.append`, reached through
 `CallContext.record_change`): the change and its record then commit together or not at all.
 """
 import secrets
 import time
-from contextlib import contextmanager
 from datetime import datetime, timezone
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from agents_protocol.audit import policy
@@ -42,7 +41,6 @@ from agents_protocol.core.models import (
     SiteProfile,
 )
 from agents_protocol.core.reserved import SESSION_END
-from agents_protocol.core.sql import NativeCursor, default_connection
 
 
 def timestamp_now():
@@ -96,19 +94,19 @@ class PendingEvent:
                                   "Start a new session.", headers={"WWW-Authenticate": 'Bearer realm="agents"'})
 
     def _move_head_and_insert(self):
-        connection = default_connection()
-        with statement_cursor(connection) as cursor:
+        with connection.cursor() as cursor:
             while True:
                 event = self.event
-                cursor.execute(MOVE_LIVE_HEAD, [event["seq"], event["event_hash"], event["timestamp"], self.session.pk,
-                                                event["seq"] - 1])
+                cursor.execute(MOVE_LIVE_HEAD, {"seq": event["seq"], "hash": event["event_hash"],
+                                                "at": event["timestamp"], "id": self.session.pk,
+                                                "previous": event["seq"] - 1})
                 if cursor.rowcount == 1:
                     insert_event(cursor, connection, self.session.pk, event, self.hint)
                     session = self.session
                     session.event_count, session.last_event_hash = event["seq"], event["event_hash"]
                     session.last_event_at = event["timestamp"]
                     return event
-                cursor.execute(LIVE_HEAD, [self.session.pk])
+                cursor.execute(LIVE_HEAD, {"id": self.session.pk})
                 head = cursor.fetchone()
                 if head is None:
                     return None
@@ -123,52 +121,31 @@ class PendingEvent:
         self.settled = True
 
 
+# Named placeholders, bound from a dict: Django's SQLite cursor substitutes them with one
+# %-formatting, where %s placeholders cost a regular expression over the whole statement.
 MOVE_LIVE_HEAD = (
-    "UPDATE agents_protocol_agentsession SET event_count = %s, last_event_hash = %s, last_event_at = %s"
-    " WHERE id = %s AND event_count = %s AND ended_at IS NULL"
+    "UPDATE agents_protocol_agentsession SET event_count = %(seq)s, last_event_hash = %(hash)s,"
+    " last_event_at = %(at)s WHERE id = %(id)s AND event_count = %(previous)s AND ended_at IS NULL"
 )
 LIVE_HEAD = ("SELECT event_count, last_event_hash, last_event_at FROM agents_protocol_agentsession"
-             " WHERE id = %s AND ended_at IS NULL")
+             " WHERE id = %(id)s AND ended_at IS NULL")
 STORE_HEAD_HASH = "UPDATE agents_protocol_agentsession SET last_event_hash = %s WHERE id = %s"
 INSERT_EVENT = (
     'INSERT INTO agents_protocol_auditevent (session_id, seq, event_id, "timestamp", capability, method, path, params,'
-    " response_status, policy_result, prev_hash, event_hash, hint) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-    " %s, %s)"
+    " response_status, policy_result, prev_hash, event_hash, hint) VALUES (%(session_id)s, %(seq)s, %(event_id)s,"
+    " %(timestamp)s, %(capability)s, %(method)s, %(path)s, %(params)s, %(response_status)s, %(policy_result)s,"
+    " %(prev_hash)s, %(event_hash)s, %(hint)s)"
 )
 PARAMS_FIELD = AuditEvent._meta.get_field("params")
 MAX_EVENT_PATH = AuditEvent._meta.get_field("path").max_length
 
 
-@contextmanager
-def statement_cursor(connection):
-    """A cursor for the append's fixed statements, in the transaction atomic() opened.
-
-    The driver's own cursor (core/sql.py NativeCursor), with errors raised as Django's: Django's
-    cursor wrappers, and on SQLite its translation of the placeholders on every execute, cost
-    more than the database's work on these statements. While Django records queries (DEBUG, a
-    test's query capture) or runs execute wrappers, Django's cursor is used, so they see every
-    statement.
-    """
-    if connection.queries_logged or connection.execute_wrappers:
-        with connection.cursor() as cursor:
-            yield cursor
-        return
-    connection.validate_no_broken_transaction()
-    with connection.wrap_database_errors:
-        cursor = NativeCursor(connection)
-        try:
-            yield cursor
-        finally:
-            cursor.close()
-
-
 def insert_event(cursor, connection, session_id, event, hint=""):
     """INSERT the event, its values prepared as the ORM prepares them (only `params` needs it)."""
-    cursor.execute(INSERT_EVENT, [
-        session_id, event["seq"], event["event_id"], event["timestamp"], event["capability"], event["method"],
-        event["path"], PARAMS_FIELD.get_db_prep_save(event["params"], connection), event["response_status"],
-        event["policy_result"], event["prev_hash"], event["event_hash"], hint,
-    ])
+    cursor.execute(INSERT_EVENT, {
+        **event, "session_id": session_id, "params": PARAMS_FIELD.get_db_prep_save(event["params"], connection),
+        "hint": hint,
+    })
 
 
 def new_event_id():
@@ -223,7 +200,6 @@ def close_and_seal(session, reason, ended_at, *, method="", path="", response_st
                 "event_count", "last_event_hash", "last_event_at").get(pk=session.pk)
             event = _event(seq, prev_hash, SESSION_END, method, path, redact({"reason": reason}), response_status,
                            policy.ended(reason), not_before=not_before)
-            connection = default_connection()
             with connection.cursor() as cursor:
                 insert_event(cursor, connection, session.pk, event)
                 cursor.execute(STORE_HEAD_HASH, [event["event_hash"], session.pk])

@@ -40,17 +40,16 @@ class AgentSessionAuthentication(BaseAuthentication):
     """
 
     def authenticate(self, request):
-        token = self.raw_token(request._request)
+        token = self.raw_token(request)
         if not token:
-            if self.reads_authorization and request._request.META.get("HTTP_AUTHORIZATION", "").strip():
+            if self.reads_authorization and request.META.get("HTTP_AUTHORIZATION", "").strip():
                 # there, but not `Bearer <token>`
-                setattr(request._request, REFUSAL_ATTRIBUTE,
-                        malformed_authorization(current_config().session.create_endpoint))
+                setattr(request, REFUSAL_ATTRIBUTE, malformed_authorization(current_config().session.create_endpoint))
             return None
         try:
             session = authenticate(token, current_config().session.create_endpoint)
         except CapabilityError as refusal:
-            setattr(request._request, REFUSAL_ATTRIBUTE, refusal)
+            setattr(request, REFUSAL_ATTRIBUTE, refusal)
             return None
         return AgentUser(session), session
 
@@ -66,4 +65,4 @@ class AgentSessionAuthentication(BaseAuthentication):
 
 def refusal_of(request):
     """Why the request's token authenticated no session (a 401 CapabilityError), or None."""
-    return getattr(request._request, REFUSAL_ATTRIBUTE, None)
+    return getattr(request, REFUSAL_ATTRIBUTE, None)

@@ -10,11 +10,12 @@ TOKEN_HEADERS = ("HTTP_X_SESSION_TOKEN", "HTTP_X_AGENT_SESSION")
 
 def token_from_headers(request):
     """`Authorization: Bearer <t>` (preferred), else `X-Session-Token`, else `X-Agent-Session`."""
-    scheme, _, credentials = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    meta = request.META
+    scheme, _, credentials = meta.get("HTTP_AUTHORIZATION", "").partition(" ")
     if scheme.lower() == "bearer" and credentials.strip():
         return credentials.strip()
     for header in TOKEN_HEADERS:
-        value = request.META.get(header, "").strip()
+        value = meta.get(header, "").strip()
         if value:
             return value
     return None
@@ -28,23 +29,36 @@ def request_origin(request):
 
 
 ACCEPTED_HOSTS_KEPT = 256
-_accepted_hosts = set()  # (Host as sent, ALLOWED_HOSTS, DEBUG) that get_host() and the port check accepted
+accepted_hosts = {}  # what get_host() reads (host_inputs) → the host it and the port check accepted
 
 
 def checked_host(request):
-    """request.get_host(), with the port checked, remembered for each Host value it accepted
-    under the current ALLOWED_HOSTS and DEBUG: agents send the same one call after call. A value
+    """request.get_host(), which refuses a host outside ALLOWED_HOSTS, with the port checked;
+    remembered for the values it reads (agents send the same Host call after call). A value
     refused is checked again each time, and raises."""
-    host = request._get_raw_host()
-    asked = (host, tuple(settings.ALLOWED_HOSTS), settings.DEBUG)
-    if asked in _accepted_hosts:
+    asked = host_inputs(request)
+    host = accepted_hosts.get(asked) if asked else None
+    if host is not None:
         return host
     host = request.get_host()
     refuse_impossible_port(host)
-    if len(_accepted_hosts) >= ACCEPTED_HOSTS_KEPT:
-        _accepted_hosts.clear()
-    _accepted_hosts.add(asked)
+    if asked:
+        if len(accepted_hosts) >= ACCEPTED_HOSTS_KEPT:
+            accepted_hosts.clear()
+        accepted_hosts[asked] = host
     return host
+
+
+def host_inputs(request):
+    """What get_host() reads, as its documentation says, when the request has a Host header: that
+    header and X-Forwarded-Host (read with USE_X_FORWARDED_HOST), checked against ALLOWED_HOSTS
+    (any local name with DEBUG and none set). None without a Host header (get_host() then builds
+    the host from SERVER_NAME and SERVER_PORT): not remembered."""
+    meta = request.META
+    if "HTTP_HOST" not in meta:
+        return None
+    return (meta["HTTP_HOST"], meta.get("HTTP_X_FORWARDED_HOST"), settings.USE_X_FORWARDED_HOST,
+            tuple(settings.ALLOWED_HOSTS), settings.DEBUG)
 
 
 def refuse_impossible_port(host):

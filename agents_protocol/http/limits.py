@@ -77,10 +77,12 @@ def count(request, session=None, rate_limit=None):
     """Count this call once (later calls for the same request count nothing): its Usage, or None
     when counting is off. A cache that cannot count is a 503 CapabilityError.
 
-    `request` is Django's HttpRequest; `rate_limit` the snapshot's RateLimitSpec when the caller has it.
+    `request` is the one the call is counted on (DRF's Request in the pipeline's throttles), which
+    keeps its Usage; `rate_limit` the snapshot's RateLimitSpec when the caller has it.
     """
-    if hasattr(request, USAGE_ATTRIBUTE):
-        return getattr(request, USAGE_ATTRIBUTE)
+    own = vars(request)  # the request's own attributes: on DRF's Request a miss costs two AttributeErrors
+    if USAGE_ATTRIBUTE in own:
+        return own[USAGE_ATTRIBUTE]
     limit = sandbox.requests_per_minute(session, (rate_limit or current_config().rate_limit).requests_per_minute)
     setattr(request, USAGE_ATTRIBUTE, None)  # counted, or tried: never twice
     usage = _counted(request, GROUP, rate_key(request, session), limit, PERIOD_SECONDS)

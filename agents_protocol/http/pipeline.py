@@ -26,7 +26,6 @@ import time
 from dataclasses import dataclass, field
 
 from django.utils.functional import cached_property
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -48,35 +47,6 @@ from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.http.responses import PipelineResponse
 
 logger = logging.getLogger("agents_protocol.api")
-
-
-class DjangosAttribute:
-    """The Django request's attribute of the same name, read on the DRF request. Without __set__,
-    so assigning one on the DRF request keeps the value there, as DRF's own proxy lets it."""
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, request, owner=None):
-        if request is None:
-            return self
-        return getattr(request._request, self.name)
-
-
-class AgentRequest(Request):
-    """DRF's Request, reading what every call reads straight from Django's request.
-
-    DRF's Request reaches Django's attributes through __getattr__, which Python calls only once
-    the normal lookup has failed: an AttributeError made and dropped on every read, about a
-    microsecond each inside a request, eight times a call.
-    """
-
-    method = DjangosAttribute()
-    path = DjangosAttribute()
-    META = DjangosAttribute()
-    scheme = DjangosAttribute()
-    get_host = DjangosAttribute()
-    _get_raw_host = DjangosAttribute()  # http/client.py checked_host()
 
 
 class AgentView(APIView):
@@ -108,11 +78,6 @@ class AgentView(APIView):
     def get_exception_handler(self):
         return pipeline_steps.EXCEPTION_HANDLER
 
-    def initialize_request(self, request, *args, **kwargs):
-        """DRF's initialize_request(), making an AgentRequest."""
-        return AgentRequest(request, parsers=self.get_parsers(), authenticators=self.get_authenticators(),
-                            negotiator=self.get_content_negotiator(), parser_context=self.get_parser_context(request))
-
     @property
     def default_response_headers(self):
         return {}  # no Allow or Vary on every answer: Allow goes with 405 only
@@ -123,10 +88,13 @@ class AgentView(APIView):
 
     @cached_property
     def origin(self):
-        return request_origin(self.request)
+        return request_origin(self.django_request)
 
     def dispatch(self, request, *args, **kwargs):
         self.started_ns = time.perf_counter_ns()
+        # Django's HttpRequest, read directly where the pipeline reads its own attributes (method,
+        # path, META …): through DRF's Request each read is a failed lookup before __getattr__.
+        self.django_request = request
         self.agent_session = None
         if request.method == "OPTIONS":  # the CORS preflight: nothing to authenticate or count
             return preflight_response(self.preflight_methods(request))
@@ -140,7 +108,7 @@ class AgentView(APIView):
         transport found the call; without format suffixes or versioning, which agents do not use."""
         self.refusal = self.audited_call = self.idempotency_claim = None
         self.config = current_config()
-        if not hasattr(self, request.method.lower()):
+        if not hasattr(self, self.django_request.method.lower()):
             self.http_method_not_allowed(request)
         self.resolve(request, *args, **kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
@@ -153,12 +121,6 @@ class AgentView(APIView):
         """Find the call: set `capability` and `requires_session` (and whatever the transport needs)."""
         raise NotImplementedError
 
-    def perform_authentication(self, request):
-        """DRF's: authenticate the request once. (DRF reads `request.user`, which first asks
-        hasattr(request, "_user"): a miss that Request.__getattr__ answers with two AttributeErrors.)"""
-        if "_user" not in request.__dict__:
-            request._authenticate()
-
     def http_method_not_allowed(self, request, *args, **kwargs):
         raise method_not_allowed([method for method in self.allowed_methods if method != "OPTIONS"])
 
@@ -168,10 +130,10 @@ class AgentView(APIView):
         super().check_throttles(request)
 
     def throttled(self, request, wait):
-        usage = limits.usage_of(request._request)
+        usage = limits.usage_of(request)
         if usage is not None and usage.exceeded:
             raise limits.rate_limited(usage)
-        own = limits.capability_usage_of(request._request)
+        own = limits.capability_usage_of(request)
         if own is not None and own.exceeded:
             raise limits.capability_rate_limited(self.capability, own)
         super().throttled(request, wait)
@@ -188,7 +150,7 @@ class AgentView(APIView):
             if self.audited_call is not None:
                 self.audited_call.replayed = True
             return replay
-        pending = self.audited_call.prepare(self.request) if self.audited_call else None
+        pending = self.audited_call.prepare(self.django_request) if self.audited_call else None
         data = run_handler(self.config, capability, params, session, self.origin,
                            append_audit_event=self.change_recorder(pending))
         if self.audited_call is not None:
@@ -217,7 +179,7 @@ class AgentView(APIView):
         A capability that only reads (method GET, reached by POST through A2A, PactSpec or MCP)
         ignores the key: running it again changes nothing, and keeping its answers a day would
         store every page a client asks for under a fresh key."""
-        request = self.request._request
+        request = self.django_request
         changes = request.method == "POST" and self.capability.method != "GET"
         key = idempotency.key_from(request) if changes else None
         if key is None:
@@ -243,7 +205,7 @@ class AgentView(APIView):
     def count_refused_call(self):
         """Count a call refused before it was counted against the client address: the 429 (or
         503) CapabilityError that counting raised, else None."""
-        request = self.request._request
+        request = self.request
         if limits.counted(request):
             return None
         try:
@@ -259,7 +221,7 @@ class AgentView(APIView):
             response = self.rendered(response)
         self.record(response)
         self.keep_for_replay(response)
-        for name, value in limits.response_headers(request._request).items():
+        for name, value in limits.response_headers(request).items():
             response[name] = value
         response["X-Request-ID"] = self.request_id
         response["Cache-Control"] = "no-store"
@@ -299,15 +261,15 @@ class AgentView(APIView):
         if call is None or call.recorded_by_handler:
             return
         status, code = self.outcome(response)
-        if code == "rate_limited" and not limits.first_refusal_in_session(self.request._request, call.session):
+        if code == "rate_limited" and not limits.first_refusal_in_session(self.request, call.session):
             return
         policy_result = policy.REPLAYED if call.replayed else policy.denied(code) if code else policy.ALLOW
         try:
             if call.pending and not call.pending.appended and (status, policy_result) == (200, policy.ALLOW):
                 call.pending.append()
             else:
-                record_event(call.session, capability=call.capability, method=self.request.method,
-                             path=self.request.path, params=call.params, response_status=status,
+                record_event(call.session, capability=call.capability, method=self.django_request.method,
+                             path=self.django_request.path, params=call.params, response_status=status,
                              policy_result=policy_result, hint=self.refusal.message if code else "")
         except Exception:
             # The call has already happened; losing its record is logged, never hidden behind a 500.

@@ -13,7 +13,7 @@ class AgentRateThrottle(BaseThrottle):
     def allow_request(self, request, view):
         session = request.auth if getattr(view, "counts_per_session", True) else None
         config = getattr(view, "config", None)  # AgentView keeps the snapshot; a shop's own DRF view has none
-        self.usage = limits.count(request._request, session, config.rate_limit if config else None)
+        self.usage = limits.count(request, session, config.rate_limit if config else None)
         return self.usage is None or not self.usage.exceeded
 
     def wait(self):
@@ -26,7 +26,7 @@ class CapabilityRateThrottle(BaseThrottle):
     usage = None
 
     def allow_request(self, request, view):
-        self.usage = limits.count_capability(request._request, getattr(view, "capability", None))
+        self.usage = limits.count_capability(request, getattr(view, "capability", None))
         return self.usage is None or not self.usage.exceeded
 
     def wait(self):

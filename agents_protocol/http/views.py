@@ -31,15 +31,16 @@ def success(data):
 
 class AgentApiView(AgentView):
     def resolve(self, request, *args, **kwargs):
-        method = "GET" if request.method == "HEAD" else request.method  # HEAD wherever GET is (RFC 9110)
-        self.match = routing.resolve(self.config, request.path, method)
+        http = self.django_request  # Django's request: its attributes read without DRF's proxy
+        method = "GET" if http.method == "HEAD" else http.method  # HEAD wherever GET is (RFC 9110)
+        self.match = routing.resolve(self.config, http.path, method)
         route = self.match.route
         self.capability = route.capability
         if route.capability is None:  # the session and audit endpoints, counted per address
             self.requires_session, self.counts_per_session = route.name == routing.SESSION_DELETE, False
         else:
             self.requires_session = route.capability.requires_session
-        check_declared_length(request._request)
+        check_declared_length(self.django_request)
 
     def serve(self, request, *args, **kwargs):
         name = self.match.route.name

@@ -79,7 +79,7 @@ class A2AView(AgentView):
     listing_tasks = False
 
     def resolve(self, request, *args, **kwargs):
-        check_declared_length(request._request)
+        check_declared_length(self.django_request)
         payload = request.data
         if not isinstance(payload, dict) or payload.get("jsonrpc") != "2.0" or not isinstance(payload.get("method"), str):
             raise RpcError(INVALID_REQUEST, "Send one JSON-RPC 2.0 request object with a method.")

@@ -109,7 +109,7 @@ class McpView(AgentView):
             self.protocol_version = requested_version(request)
             self.counts_per_session = False
             return
-        check_declared_length(request._request)
+        check_declared_length(self.django_request)
         check_accept(request)
         message = read_message(request.data)
         if isinstance(message, types.JSONRPCRequest):

@@ -22,7 +22,7 @@ class SkillInvocation(AgentView):
     """POST the input to the skill's own URL, or {"skill", "input"} to the endpoint."""
 
     def resolve(self, request, skill_id=None):
-        check_declared_length(request._request)
+        check_declared_length(self.django_request)
         body = request.data
         if not isinstance(body, dict):
             raise bad_request("The request body must be a JSON object.", "invalid_json")

@@ -14,10 +14,11 @@ and writes the access log line.
     # or, with threads > 1 (gunicorn would swap any *SyncWorker for its own gthread worker):
     worker_class = "agents_protocol.contrib.gunicorn.workers.ThreadWorker"
 
-gunicorn writes these answers through one function, `gunicorn.util.write_error`; each worker
-process of these classes replaces it with `write_envelope` when it starts. It also installs
-speedups.py's cheaper Date header and forwarding check, and wraps the application in
-bodies.py's BodyReadTimeout: a body that stops arriving is 408 in the envelope within seconds.
+gunicorn answers them in its worker's `handle_error()`, which these classes extend: gunicorn's
+own runs as it is, writing to a `GunicornsAnswer` that keeps its status line, and the envelope
+with that status goes to the client instead of the page.
+These classes also wrap the application in bodies.py's BodyReadTimeout: a body that stops
+arriving is 408 in the envelope within seconds.
 """
 from http import HTTPStatus
 
@@ -25,7 +26,6 @@ from gunicorn import util
 from gunicorn.workers import gthread, sync
 
 from agents_protocol.contrib.gunicorn.bodies import BodiesReadUnderTimeout
-from agents_protocol.contrib.gunicorn.speedups import CheaperRequests
 from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.http.cors import EXPOSED_HEADERS
@@ -36,22 +36,44 @@ MAX_DETAIL_CHARACTERS = 200  # of gunicorn's message, which may quote the reques
 class EnvelopeRefusals:
     """Mixed into a gunicorn worker class: its process writes gunicorn's refusals in the envelope."""
 
-    def init_process(self):
-        util.write_error = write_envelope
-        super().init_process()
+    def handle_error(self, req, client, addr, exc):
+        answer = GunicornsAnswer(client)
+        super().handle_error(req, answer, addr, exc)
+        if answer.status is not None:
+            try:
+                write_envelope(client, answer.status, answer.reason, str(exc))
+            except Exception:
+                self.log.debug("Failed to send error message.")  # as gunicorn's own handle_error()
 
 
-class SyncWorker(EnvelopeRefusals, BodiesReadUnderTimeout, CheaperRequests, sync.SyncWorker):
+class SyncWorker(EnvelopeRefusals, BodiesReadUnderTimeout, sync.SyncWorker):
     """gunicorn's sync worker (one request at a time per process)."""
 
 
-class ThreadWorker(EnvelopeRefusals, BodiesReadUnderTimeout, CheaperRequests, gthread.ThreadWorker):
+class ThreadWorker(EnvelopeRefusals, BodiesReadUnderTimeout, gthread.ThreadWorker):
     """gunicorn's gthread worker (`threads` requests at a time per process, keep-alive)."""
 
 
+class GunicornsAnswer:
+    """The client's socket for gunicorn's handle_error(): what gunicorn sends is kept, not sent
+    (its status line is read from it); everything else is the socket's own."""
+
+    def __init__(self, client):
+        self.client = client
+        self.status = self.reason = None
+
+    def sendall(self, data):
+        status_line = data.split(b"\r\n", 1)[0].decode("latin-1")  # "HTTP/1.1 414 URI Too Long"
+        status, _, self.reason = status_line.partition(" ")[2].partition(" ")
+        self.status = int(status)
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+
 def write_envelope(sock, status, reason, message):
-    """What gunicorn.util.write_error writes, the envelope in place of its HTML page (and the
-    standard reason phrase: gunicorn's says "Bad Request" for its 501)."""
+    """The envelope with gunicorn's status, in place of its HTML page (and the standard reason
+    phrase: gunicorn's says "Bad Request" for its 501)."""
     body = codec.encode(envelope_of(refusal_for(status, message)))
     head = (
         f"HTTP/1.1 {status} {reason_phrase(status, reason)}\r\n"
@@ -74,7 +96,7 @@ def reason_phrase(status, reason):
 
 
 def refusal_for(status, message):
-    """The envelope's code and sentence for gunicorn's status and message."""
+    """The envelope's code and sentence for gunicorn's status and the refusal's message."""
     detail = message[:MAX_DETAIL_CHARACTERS]
     if status == 414:
         return CapabilityError(414, "uri_too_long", f"The request line is longer than the server reads ({detail}). "
