@@ -1,7 +1,7 @@
 # Two commands for a fresh machine (see README.md):
 #   make run    install, migrate, load the demo catalog, serve with gunicorn
 #   make test   install everything (Python packages, Debian's chromium, PostgreSQL, Redis, nginx, Node) and run every test
-#               (test-package first: the app's wheel in a second shop on Django 5.2 and 6, via nox); ends with its wall time.
+#               (test-package beside pytest: the app's wheel in two other shops, via nox); ends with its wall time.
 #               What the tests build from lock files (nox's virtualenvs, the nginx test's image venv, node_modules) is
 #               kept in ~/.cache/acme-tests (ACME_TEST_CACHE=DIR moves it), one folder per hash of those files:
 #               a fresh clone reuses it, a changed lock file builds anew (tests/build_cache.py).
@@ -19,7 +19,7 @@ WORKERS ?= 2
 # rolled-back tests before the ones that flush the tables).
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test test-all test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
+.PHONY: run test test-all test-pytest test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +58,11 @@ test:
 	@started=$$(date +%s); $(MAKE) --no-print-directory test-all; status=$$?; \
 	echo "make test: $$(( $$(date +%s) - started )) s"; exit $$status
 
-test-all: install-dev system-deps test-package
+# The nox sessions and pytest run at once: both wait on servers and browsers much of the time.
+test-all: install-dev system-deps
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-package test-pytest
+
+test-pytest: install-dev
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 # noxfile.py's sessions, run at once (each its own virtualenv, data and servers); a session's output
