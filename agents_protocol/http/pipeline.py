@@ -9,6 +9,7 @@ else is here, once, in one order for every transport:
                    JSON-RPC message …); a transport whose call is named inside the body (A2A,
                    MCP, PactSpec's dispatcher) reads the body here, the others later
                  → negotiation → authentication (AUTHENTICATION_CLASSES): the agent session
+                   (MCP asks for it inside resolve(), before it reads more of the message)
                  → permission: a session where the capability requires one (401)
                  → throttle: requests_per_minute per session, else per client address, and
                    the capability's own calls_per_hour per client address (429)
@@ -57,8 +58,8 @@ class Opened(NamedTuple):
 
 
 class AgentView(APIView):
-    """The pipeline. Subclasses implement `resolve` and their HTTP method handlers, which call
-    `call_capability` for the capability `resolve` found."""
+    """The pipeline. A transport implements `resolve`, its HTTP method handlers, which call
+    `call_capability` for the capability `resolve` found, and `wire_refusal`."""
 
     content_negotiation_class = AgentContentNegotiation
     capability = None  # the CapabilitySpec this call runs, found by resolve()
@@ -197,6 +198,10 @@ class AgentView(APIView):
                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
         self.opened = Opened(session, agent)
         return session, raw_token
+
+    def audit_url(self, session):
+        """Where the session's signed audit trail is fetched once it has ended."""
+        return f"{self.origin}{self.config.audit.endpoint.replace(':session_id', session.public_id)}"
 
     def handle_exception(self, exc):
         """Every refusal and failure of every transport: counted, turned into the one refusal by

@@ -86,14 +86,12 @@ class AgentApiView(AgentView):
     def end_session(self, request):
         session = request.auth
         end_session(session, "deleted", method=request.method, path=request.path)
-        audit = self.config.audit
-        audit_path = audit.endpoint.replace(":session_id", session.public_id)
         return PipelineResponse(success({
             "ended": True,
             "session_id": session.public_id,
             "ended_at": iso_utc(session.ended_at),
             # A session made while audit was off has no trail to fetch, whatever the setting now.
-            "audit_url": f"{self.origin}{audit_path}" if audit.enabled and session.audited else None,
+            "audit_url": self.audit_url(session) if self.config.audit.enabled and session.audited else None,
         }))
 
 

@@ -154,11 +154,10 @@ class McpView(AgentView):
         return self.result(dumped(answer), headers={SESSION_HEADER: raw_token})
 
     def session_meta(self, session):
-        audit = self.config.audit
         meta = {"session_id": session.public_id, "expires_at": iso_utc(session.expires_at),
                 "inspect_url": inspect_url(self.origin, session)}
-        if audit.enabled:
-            meta["audit_url"] = f"{self.origin}{audit.endpoint.replace(':session_id', session.public_id)}"
+        if self.config.audit.enabled:
+            meta["audit_url"] = self.audit_url(session)
         return meta
 
     def result(self, data, headers=None):
