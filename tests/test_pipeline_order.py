@@ -10,13 +10,17 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from django.test import RequestFactory
 from django_ratelimit import core
+from rest_framework.exceptions import AuthenticationFailed
 
 from agents_protocol.http.authentication import AgentSessionAuthentication
 from agents_protocol.http.exceptions import envelope_exception_handler
 from agents_protocol.http.steps import Step
+from agents_protocol.http.views import AgentApiView
 from agents_protocol.models import RateLimitConfig
 from cart.models import CartLine
+from tests.api_client import API
 from tests.factories import make_agent_session, make_product
 from tests.transports import PARSE_ERROR, TRANSPORTS, refused
 
@@ -64,6 +68,13 @@ class NobodyAuthentication(AgentSessionAuthentication):
     def authenticate(self, request):
         SEEN.append(type(request.parser_context["view"]).__name__)
         return None
+
+
+class RefusingAuthentication(AgentSessionAuthentication):
+    """A shop's authentication that refuses every token DRF's way."""
+
+    def authenticate(self, request):
+        raise AuthenticationFailed("Shop tokens only.")
 
 
 class ShopStep(Step):
@@ -118,6 +129,16 @@ def test_the_configured_authentication_decides_for_every_transport(transport, to
     assert SEEN and not CartLine.objects.exists()
 
 
+def test_a_shop_authentications_drf_refusal_is_the_transports_401(transport, token, settings):
+    """DRF's AuthenticationFailed, raised by a shop's authentication class, is 401 session_invalid
+    with WWW-Authenticate in each transport's form, never a 500."""
+    steps(settings, AUTHENTICATION_CLASSES=[f"{__name__}.RefusingAuthentication"])
+    outcome = transport.call("cart.add", {"item_id": "mug"}, token=token)
+    refused(outcome, 401, "session_invalid")
+    assert outcome.http_status == transport.session_refusal_status("session_invalid")
+    assert outcome.headers["WWW-Authenticate"] == 'Bearer realm="agents"'
+
+
 def test_without_the_setting_mcp_reads_the_session_from_mcp_session_id(token, site_client):
     assert TRANSPORTS["mcp"](site_client).call("cart.add", {"item_id": "mug"}, token=token).ok
 
@@ -133,6 +154,15 @@ def test_the_configured_steps_run_around_every_call_of_every_transport(transport
     assert CartLine.objects.get().quantity == 2
     assert first.headers["X-Shop-Step"] and "X-Request-ID" not in first.headers
     assert transport.call("cart.add", {"item_id": "mug"}).headers["X-Shop-Step"] == first.headers["X-Shop-Step"]
+
+
+def test_a_view_may_name_its_own_steps(token):
+    """A view's `step_classes` wins over STEP_CLASSES: only its steps run."""
+    view = AgentApiView.as_view(step_classes=[ShopStep])
+    response = view(RequestFactory().get(f"{API}/search", {"q": "mug"}))
+    assert response.status_code == 200, response.content
+    assert response["X-Shop-Step"] == "AgentApiView"
+    assert "X-Request-ID" not in response and "Access-Control-Allow-Origin" not in response
 
 
 @pytest.mark.parametrize("name", ["api", "pactspec"])

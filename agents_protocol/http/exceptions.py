@@ -13,6 +13,7 @@ from rest_framework import exceptions as drf
 
 from agents_protocol.core.errors import REFUSAL_STATUSES, CapabilityError, envelope_of, is_database_outage
 from agents_protocol.http import routing
+from agents_protocol.http.authentication import REALM_HEADER
 from agents_protocol.http.parsers import unsupported_media_type
 from agents_protocol.http.responses import PipelineResponse
 
@@ -43,6 +44,9 @@ def refusal_for(exc, request_id="-"):
         return method_not_allowed(exc.allowed)
     if isinstance(exc, routing.RouteNotFound):
         return CapabilityError(404, "not_found", "No capability is served at this path; see /.well-known/agents.json.")
+    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):  # a shop's own AUTHENTICATION_CLASSES
+        code = "session_required" if isinstance(exc, drf.NotAuthenticated) else "session_invalid"
+        return CapabilityError(401, code, str(exc.detail), headers={"WWW-Authenticate": REALM_HEADER})
     if isinstance(exc, drf.Throttled):
         return throttled(exc)
     if isinstance(exc, drf.UnsupportedMediaType):
