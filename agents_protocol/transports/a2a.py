@@ -9,9 +9,10 @@ Authentication and rate limits are answered at the HTTP level (401, 429), as A2A
 Requests carry `A2A-Version: 1.0` (without it, 0.3 is assumed, which is refused -32009).
 No tasks are kept: every call completes in its answer, and the binding's other methods get
 the errors the specification names for that. A request without an `id` is a JSON-RPC
-notification: it gets no answer (204) and runs nothing, counted as any call; one whose `id` is null is refused
--32600, as A2A's requests carry a string or an integer. While the database is down the answer
-is -32603 with `backend_unavailable` (`unavailable`, which AgentsApiMiddleware calls).
+notification: counted as any call, it gets no answer (204) and runs nothing; one whose `id` is
+null is refused -32600, as A2A's requests carry a string or an integer. While the database is
+down the answer is -32603 with `backend_unavailable` (`unavailable`, which AgentsApiMiddleware
+calls).
 
 A thin adapter over the pipeline (http/pipeline.py): the same steps in the same order as the
 agent API (authentication, limits, body guards, parameter validation, Idempotency-Key, audit),
