@@ -188,7 +188,7 @@ def negotiate(version):
     """Refuse an agent that names a version newer than this business's; one at this version or
     an older one is answered in this business's version, as UCP's versioning says."""
     if version is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", version):
-        raise CapabilityError(400, "invalid_version", "The UCP-Agent header's version is a date: YYYY-MM-DD.")
+        raise CapabilityError(400, "invalid_request", "The UCP-Agent header's version is a date: YYYY-MM-DD.")
     if version is not None and version > ucp_shapes.VERSION:
         raise CapabilityError(400, "version_unsupported", f"Version {version} is not supported; this business "
                                                           f"implements UCP {ucp_shapes.VERSION}.")
