@@ -86,7 +86,6 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (0 for `cart.update`) | send a positive whole number |
 | 400 | `quantity_above_maximum` | *(shop)* the line would hold more than a cart may (20 here) | lower the quantity to the maximum given |
 | 400 | `insufficient_stock` | *(shop)* fewer in stock than asked for, or than the cart holds at checkout | lower the quantity, or remove the item |
-| 400 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add an item first |
 | 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart | choose another item |
 | 400 | `variant_required` | *(shop)* `cart.add` of an item sold only as one of its variants | add one of the `variants` that `detail` lists |
 | 400 | `version_unsupported` | *(UCP)* the `UCP-Agent` header names a newer protocol version than this business | send the profile's version |
@@ -106,6 +105,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 404 | `method_not_found` | an MCP method other than `initialize`, `ping`, `tools/list`, `tools/call` | list and call tools |
 | 405 | `method_not_allowed` | the endpoint does not take this method; `Allow` lists those it does | use a method from `Allow` |
 | 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
+| 409 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add an item first |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again |
 | 409 | `checkout_closed` | *(UCP)* a change to a completed, canceled or handed-off checkout | start a new checkout |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running | wait `Retry-After`, then retry with the same key |
