@@ -61,8 +61,9 @@ def spec_names():
     return {page for page, _, _ in CAPABILITY_DOCUMENTS.values()} | {SERVICE_SPEC}
 
 
-def business_profile(origin):
-    return {
+def business_profile(origin, signing_keys=()):
+    """`signing_keys`: the JWKs that verify the shop's webhook signatures (outbound/signing.py)."""
+    profile = {
         "ucp": {
             "version": VERSION,
             "services": {
@@ -76,6 +77,9 @@ def business_profile(origin):
         },
         "payment": {"handlers": payment_handlers(origin)},
     }
+    if signing_keys:
+        profile["signing_keys"] = list(signing_keys)
+    return profile
 
 
 def capability(origin, name):
