@@ -258,6 +258,7 @@ def test_stock_and_unknown_items_are_refused_with_their_reason(client, flower_sh
     (json.dumps({**create_payload(), "line_items": {"item": {"id": "bouquet_roses"}}}), "$.line_items"),
     (json.dumps(create_payload(quantity="2")), "$.line_items[0].quantity"),
     (json.dumps({**create_payload(), "fulfillment": {"methods": [{"type": "pickup"}]}}), "$.fulfillment.methods[0].type"),
+    ('{"buyer": ' * 1000 + "{}" + "}" * 1000, "$"),
 ])
 def test_bad_input_gets_ucps_error_shape_and_changes_nothing(client, flower_shop, raw, path):
     response = send(client, "post", "/checkout-sessions", raw=raw)
@@ -268,6 +269,14 @@ def test_bad_input_gets_ucps_error_shape_and_changes_nothing(client, flower_shop
     if path != "$":
         assert body["messages"][0]["path"] == path
     assert not CheckoutSession.objects.exists() and not AgentSession.objects.exists()
+
+
+def test_a_body_past_the_limit_is_413_before_anything_runs(client, flower_shop):
+    payload = create_payload()
+    payload["buyer"] = {"note": "x" * 5_000_000}
+
+    assert_ucp_error(send(client, "post", "/checkout-sessions", payload), 413, "payload_too_large")
+    assert not CheckoutSession.objects.exists()
 
 
 def test_another_checkouts_id_and_unknown_ids_are_refused(client, flower_shop):

@@ -128,47 +128,56 @@ class UcpView(AgentView):
             return self.answer(ucp_shapes.order_object(self.checkout, self.origin))
         return self.answer(ucp_shapes.checkout_object(self.checkout, self.origin))
 
-    def put(self, request, *args, **kwargs):
-        body = self.body()
-        replay = self.replay_or_claim(request.auth, body)
-        if replay is not None:
-            return replay
-        if self.capability.name == ORDER_UPDATE:
-            events, adjustments = ucp_shapes.order_records(body)
-            checkout = services.record_on_order(self.checkout, events=events, adjustments=adjustments)
-            return self.answer(ucp_shapes.order_object(checkout, self.origin))
-        changes = ucp_shapes.checkout_changes(body, creating=False)
-        if body.get("id", self.checkout.public_id) != self.checkout.public_id:
-            raise ucp_shapes.invalid("The body's id is not the checkout's in the path.", "$.id")
-        checkout = services.update_checkout(self.caller(), self.checkout, changes)
-        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
-
     def post(self, request, *args, **kwargs):
+        """A call that changes something: the answer kept for its Idempotency-Key, else the
+        operation, in one transaction that also marks the key as having changed something (so a
+        retry after a lost answer is never run twice)."""
         body = self.body()
         replay = self.replay_or_claim(request.auth, body)
         if replay is not None:
             return replay
-        name = self.capability.name
-        if name == CREATE:
-            return self.create(body)
-        if name == COMPLETE:
-            checkout = services.complete_checkout(self.caller(), self.checkout, ucp_shapes.payment_instrument(body))
-        else:
-            checkout = services.cancel_checkout(self.checkout)
-        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
+        operation = {CREATE: self.create, UPDATE: self.update, COMPLETE: self.complete, CANCEL: self.cancel,
+                     ORDER_UPDATE: self.update_order}[self.capability.name]
+        with transaction.atomic():
+            response = operation(body)
+            record_change = self.change_recorder(None)
+            if record_change is not None:
+                record_change()
+        return response
+
+    put = post
 
     def create(self, body):
         changes = ucp_shapes.checkout_changes(body, creating=True)
         config = self.config
         agent = {"agent_name": "UCP platform", "purpose": "UCP checkout session"}
-        with transaction.atomic():  # no session is left behind by a checkout the shop refused
-            session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
-                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
-            checkout = services.open_checkout(services.Caller(config, session, self.origin), changes,
-                                              platform_profile_url=profile_url(self.agent))
+        session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
+                                         config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
+        checkout = services.open_checkout(services.Caller(config, session, self.origin), changes,
+                                          platform_profile_url=profile_url(self.agent))
         self.agent_session = session
         self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
         return self.answer(ucp_shapes.checkout_object(checkout, self.origin), status=201)
+
+    def update(self, body):
+        changes = ucp_shapes.checkout_changes(body, creating=False)
+        if body.get("id", self.checkout.public_id) != self.checkout.public_id:
+            raise ucp_shapes.invalid("The body's id is not the checkout's in the path.", "$.id")
+        return self.answer(ucp_shapes.checkout_object(
+            services.update_checkout(self.caller(), self.checkout, changes), self.origin))
+
+    def complete(self, body):
+        instrument = ucp_shapes.payment_instrument(body)
+        return self.answer(ucp_shapes.checkout_object(
+            services.complete_checkout(self.caller(), self.checkout, instrument), self.origin))
+
+    def cancel(self, body):
+        return self.answer(ucp_shapes.checkout_object(services.cancel_checkout(self.checkout), self.origin))
+
+    def update_order(self, body):
+        events, adjustments = ucp_shapes.order_records(body)
+        checkout = services.record_on_order(self.checkout, events=events, adjustments=adjustments)
+        return self.answer(ucp_shapes.order_object(checkout, self.origin))
 
     def caller(self):
         return services.Caller(self.config, self.request.auth, self.origin)
