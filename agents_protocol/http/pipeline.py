@@ -67,6 +67,7 @@ class AgentView(APIView):
     counts_per_session = True  # read by the throttle step: False counts every call per address
     token_header = None  # the WSGI name of a transport's own session header (MCP), else the three token headers
     step_classes = None  # this view's steps; None: STEP_CLASSES
+    idempotent_methods = ("POST",)  # the methods whose calls honour an Idempotency-Key
     format_kwarg = None  # no format suffixes
 
     # DRF's policies, read from AGENTS_PROTOCOL (imported once per settings change).
@@ -158,16 +159,23 @@ class AgentView(APIView):
         """Parameters → the steps' before_handler → handler → provider: the capability's data, or
         the Response a step answered instead (the one stored for a replayed Idempotency-Key)."""
         params = validate_params(self.capability.params, body, query or {}, path or {})
-        request = self.request
-        for step in self.steps:
-            answer = step.before_handler(self, request, params, body)
-            if answer is not None:
-                self.replayed = True
-                return answer
+        answer = self.replay_of(params, body)
+        if answer is not None:
+            return answer
         data = run_handler(self.config, self.capability, params, self.agent_session, self.origin,
                            append_audit_event=self.change_recorder())
         self.handled = True
         return data
+
+    def replay_of(self, params, body):
+        """The steps' before_handler for the call's valid `params`: the Response one answers
+        instead (the one stored for a replayed Idempotency-Key), or None."""
+        for step in self.steps:
+            answer = step.before_handler(self, self.request, params, body)
+            if answer is not None:
+                self.replayed = True
+                return answer
+        return None
 
     def change_recorder(self):
         """What the handler's record_change() runs in the transaction of the call's change: each

@@ -124,7 +124,7 @@ class Idempotency(Step):
         ignores the key: running it again changes nothing, and keeping its answers a day would
         store every page a client asks for under a fresh key."""
         http = view.django_request
-        changes = http.method == "POST" and view.capability.method != "GET"
+        changes = http.method in view.idempotent_methods and view.capability.method != "GET"
         key = idempotency.key_from(http) if changes else None
         if key is None:
             return None
