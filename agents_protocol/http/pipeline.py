@@ -39,7 +39,7 @@ from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import run_handler
 from agents_protocol.core.schema import validate_params
 from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
-from agents_protocol.http import limits
+from agents_protocol.http import idempotency, limits
 from agents_protocol.http.client import client_address, request_origin
 from agents_protocol.http.cors import preflight_response
 from agents_protocol.http.exceptions import envelope_exception_handler, method_not_allowed, refusal_in
@@ -176,6 +176,10 @@ class AgentView(APIView):
                 self.replayed = True
                 return answer
         return None
+
+    def idempotency_scope(self):
+        """Whose Idempotency-Keys the call's is among: its session's, else its client address's."""
+        return idempotency.scope_for(self.agent_session, client_address(self.django_request))
 
     def change_recorder(self):
         """What the handler's record_change() runs in the transaction of the call's change: each
