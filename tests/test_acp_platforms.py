@@ -143,6 +143,12 @@ def test_a_test_mode_platform_gets_and_may_use_the_test_handler_only(client, sho
     assert refused.status_code == 400 and refused.json()["param"] == "$.payment_data.handler_id"
 
 
+def shown_key(response, label):
+    """The value of the read-only input labelled `label` on the page."""
+    before_label = response.content.decode().split(f'aria-label="{label}"')[0]
+    return before_label.rsplit('value="', 1)[1].split('"')[0]
+
+
 def test_staff_issue_a_key_shown_once_and_revoke_it(client, shop):
     staff = User.objects.create_superuser("staff", "staff@example.com", "pw-not-used")
     client.force_login(staff)
@@ -151,7 +157,7 @@ def test_staff_issue_a_key_shown_once_and_revoke_it(client, shop):
     assert b"Issue a new API key" in page.content
     issued = client.post(f"/admin/agents_protocol/platform/{platform.pk}/issue-key/")
     assert issued.status_code == 200 and "no-store" in issued["Cache-Control"]
-    raw_key = issued.content.decode().split('value="')[1].split('"')[0]
+    raw_key = shown_key(issued, "API key")
     assert raw_key.startswith("acp_live_") and keys.live_key(raw_key).platform == platform
     assert raw_key.encode() not in client.get(f"/admin/agents_protocol/platform/{platform.pk}/change/").content
 
@@ -165,8 +171,7 @@ def test_developers_page_gives_an_expiring_test_key_with_low_limits(client, shop
     assert b"csrfmiddlewaretoken" in page.content and b"Get a test-mode key" in page.content
     answer = client.post("/developers/", {"name": "My agent"})
     assert answer.status_code == 200 and answer["Cache-Control"] == "no-store"
-    raw_key = answer.content.decode().split('aria-label="Your test-mode API key"')[0].rsplit('value="', 1)[1]
-    raw_key = raw_key.split('"')[0]
+    raw_key = shown_key(answer, "Your test-mode API key")
     platform = keys.live_key(raw_key).platform
     assert raw_key.startswith("acp_test_") and platform.test_mode
     assert platform.requests_per_minute == 30 and platform.max_open_checkouts == 5
