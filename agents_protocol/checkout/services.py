@@ -88,8 +88,13 @@ def cancel_checkout(checkout):
 
 
 def refuse_if_final(checkout, action):
+    """A completed or canceled checkout changes no more, nor one whose agent session is over
+    (its deadline is the checkout's expires_at); reading it still works."""
     if checkout.is_final:
         raise CapabilityError(409, "checkout_closed", f"Cannot {action} a checkout that is {checkout.status}.")
+    session = checkout.agent_session
+    if session.ended_at is not None or session.expires_at <= timezone.now():
+        raise CapabilityError(409, "checkout_closed", f"Cannot {action} a checkout that expired; start a new one.")
 
 
 def apply_changes(caller, checkout, changes):
