@@ -166,6 +166,13 @@ def test_create_prices_the_lines_from_the_shop_in_a_session_of_its_own(client, f
     assert checkout.platform_profile_url == PROFILE_URL
 
 
+def test_the_platforms_request_id_traces_the_call(client, flower_shop):
+    request_id = str(uuid.uuid4())
+    response = send(client, "post", "/checkout-sessions", create_payload(item_id="gardenias"), **{"request-id": request_id})
+
+    assert response.status_code == 400 and response["X-Request-ID"] == request_id.replace("-", "")
+
+
 def test_shipping_options_and_discounts_make_the_total(client, flower_shop):
     answer = created(client, item_id="pot_ceramic", fulfillment=shipping())
     options = answer["fulfillment"]["methods"][0]["groups"][0]["options"]

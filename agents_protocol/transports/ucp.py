@@ -17,7 +17,10 @@ fetched through outbound/ (profiles.py), and a newer version than this business'
 or the profile, is refused (400 version_unsupported), as is a profile that cannot be used (400
 invalid_profile).
 """
+import re
+
 from django.db import transaction
+from django.utils.functional import cached_property
 from rest_framework.authentication import BaseAuthentication
 
 from agents_protocol.checkout import services
@@ -30,6 +33,7 @@ from agents_protocol.http.client import client_address
 from agents_protocol.http.exceptions import method_not_allowed, refusal_for, request_id_of
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.http.responses import PipelineResponse
 from agents_protocol.http.sessions import create_session
 from agents_protocol.outbound import profiles
@@ -49,6 +53,7 @@ OPERATIONS = {
     (ORDERS, "", "GET"): ORDER_GET,
     (ORDERS, "", "PUT"): ORDER_UPDATE,
 }
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # UCP's severities: a refusal the agent can fix by another request, or one only the buyer can.
 RECOVERABLE = "recoverable"
 REPLAY_CONFLICT_CODES = {"idempotency_conflict"}  # UCP: a key reused for another request is 409
@@ -189,11 +194,14 @@ class UcpView(AgentView):
         return data
 
     def answer(self, data, status=200):
-        response = PipelineResponse(data, status=status)
-        request_id = self.django_request.META.get("HTTP_REQUEST_ID")
-        if request_id and len(request_id) <= 200 and request_id.isprintable():
-            response["Request-Id"] = request_id
-        return response
+        return PipelineResponse(data, status=status)
+
+    @cached_property
+    def request_id(self):
+        """The platform's Request-Id (a UUID), for tracing: the logs and X-Request-ID carry it, as
+        the 32 hex digits every X-Request-ID has."""
+        sent = self.django_request.META.get("HTTP_REQUEST_ID", "")
+        return sent.replace("-", "").lower() if UUID.fullmatch(sent) else new_request_id()
 
 
 def profile_url(agent):
