@@ -16,7 +16,8 @@ from referencing import Registry, Resource
 
 from acme.agents import AcmeProvider
 from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
-from agents_protocol.core.models import AgentSession
+from agents_protocol.activity.recorder import calls
+from agents_protocol.core.models import AgentSession, AuditConfig
 from agents_protocol.core.provider import CallContext, Payment, PaymentInstrument, ShopProvider
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
 from agents_protocol.signals import ucp_order_event
@@ -377,3 +378,16 @@ def test_a_shop_on_the_base_provider_hands_the_buyer_its_checkout_page(client, f
     assert answer["status"] == "requires_escalation" and "order" not in answer
     assert answer["continue_url"].startswith("http://testserver/checkout/")
     assert Product.objects.get(public_id="bouquet_roses").stock == 1000  # the human has not paid yet
+
+
+def test_ucp_calls_are_audited_and_counted_by_operation(client, flower_shop):
+    AuditConfig.objects.update_or_create(pk=1, defaults={"enabled": True})
+    calls.take()
+    checkout_id = created(client, fulfillment=shipping("std-ship"))["id"]
+    send(client, "get", f"/checkout-sessions/{checkout_id}")
+    send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment())
+
+    checkout = CheckoutSession.objects.get(public_id=checkout_id)
+    assert list(checkout.agent_session.audit_events.order_by("seq").values_list("capability", flat=True)) == [
+        "session.create", "ucp.checkout.get", "ucp.checkout.complete"]
+    assert [call[1] for call in calls.take()] == ["ucp.checkout.create", "ucp.checkout.get", "ucp.checkout.complete"]
