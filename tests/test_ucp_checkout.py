@@ -15,8 +15,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from acme.agents import AcmeProvider
-from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
 from agents_protocol.activity.recorder import calls
+from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
 from agents_protocol.core.models import AgentSession, AuditConfig
 from agents_protocol.core.provider import CallContext, Payment, PaymentInstrument, ShopProvider
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
