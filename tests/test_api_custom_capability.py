@@ -123,9 +123,13 @@ def test_a_registered_output_is_the_one_every_document_publishes(http, declared_
     skill = next(skill for skill in pactspec["skills"] if skill["id"] == "reserve")
     mcp = f"{IN_PROCESS_URL}/mcp"
     tool = tools_of(mcp, open_session(mcp, http=http), http)["reserve"]
+    card = http.get(f"{IN_PROCESS_URL}/.well-known/agent-card.json", timeout=10).json()
+    a2a_skill = next(skill for skill in card["skills"] if skill["id"] == "reserve")
     assert answered["application/json"]["schema"]["properties"]["data"] == RESERVED
     assert skill["outputSchema"] == RESERVED
     assert tool["outputSchema"] == RESERVED
+    assert a2a_skill["description"].endswith(". Output: reserved (string, required); days (integer, required); "
+                                             "page (string).")  # A2A has no field for a schema
 
 
 def test_an_answer_is_written_as_its_registered_output_declares(site_client, declared_reserve):
