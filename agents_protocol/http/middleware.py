@@ -15,14 +15,12 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.db import DatabaseError
 from django.http import HttpResponse
-from django.urls import URLPattern, get_resolver
-from django.utils.module_loading import import_string
+from django.urls import Resolver404, URLPattern, get_resolver, resolve
 
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.core.models import MCP_ENDPOINTS
-from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.documents import is_document_view
 from agents_protocol.http.exceptions import database_unavailable, refusal_for
@@ -32,11 +30,6 @@ from agents_protocol.http.routing import AGENTS_NAMESPACE, WELL_KNOWN, is_api_pa
 from agents_protocol.http.views import agent_api_view
 
 APP_URLCONF = "agents_protocol.urls"  # by name: its transports sit above this layer
-# While the configuration cannot be read, the JSON-RPC transports answer with their protocol's error.
-OUTAGE_ANSWERS = {
-    **{endpoint: "agents_protocol.transports.mcp.unavailable" for endpoint in MCP_ENDPOINTS},
-    interop.A2A_RPC_PATH: "agents_protocol.transports.a2a.unavailable",
-}
 
 
 class AgentsApiMiddleware:
@@ -59,8 +52,9 @@ class AgentsApiMiddleware:
         try:
             config = current_config()
         except DatabaseError:
-            if request.path in OUTAGE_ANSWERS:
-                return finished(import_string(OUTAGE_ANSWERS[request.path])(request))
+            outage_answer = unavailable_view(request.path_info)
+            if outage_answer is not None:
+                return finished(outage_answer(request))
             if answering is None and not request.path.startswith(AGENTS_NAMESPACE):
                 raise
             return backend_unavailable()
@@ -89,6 +83,16 @@ def answered_first():
         if isinstance(pattern, URLPattern) and (is_document_view(pattern.callback) or path in MCP_ENDPOINTS):
             routes[path] = pattern.callback
     return routes
+
+
+def unavailable_view(path):
+    """What the view agents_protocol.urls routes `path` to answers while the database cannot be
+    read (the JSON-RPC transports: their protocol's error), or None."""
+    try:
+        route = resolve(path, APP_URLCONF)
+    except Resolver404:
+        return None
+    return getattr(route.func, "unavailable", None)
 
 
 @cache

@@ -411,3 +411,4 @@ def instructions(config):
 
 
 endpoint = McpView.as_view()
+endpoint.unavailable = unavailable  # what AgentsApiMiddleware answers at its routes while the database is down
