@@ -219,15 +219,14 @@ def _scalar_writer(kind, is_uri, minimum):
     """A writer of one kind, each as short as the hot path of every answer wants it."""
     types = JSON_TYPES[kind]
 
-    def refused(value):
-        known = type(value)
+    def check(value):
+        """Lacking when `value` is a JSON value of another kind, or below the minimum."""
         if not isinstance(value, CHECKED):
-            return False  # the codec's to write
-        if not isinstance(value, types) or (known is bool and kind != "boolean"):
+            return  # the codec's to write
+        if not isinstance(value, types) or (type(value) is bool and kind != "boolean"):
             raise Lacking(f"{value!r} is no {kind}")
         if minimum is not None and value < minimum:
             raise Lacking(f"{value!r} is below {minimum}")
-        return False
 
     if kind == "string":
         def write(value, origin):
@@ -236,17 +235,17 @@ def _scalar_writer(kind, is_uri, minimum):
                 return urljoin(f"{origin}/", value) if is_uri and value and not HAS_SCHEME.match(value) else value
             if known is int:  # type(): True is no id
                 return str(value)
-            refused(value)
+            check(value)
             return value
     elif minimum is None:
         def write(value, origin):
             if type(value) not in types:
-                refused(value)
+                check(value)
             return value
     else:
         def write(value, origin):
             if type(value) not in types or value < minimum:
-                refused(value)
+                check(value)
             return value
     return write
 
@@ -257,7 +256,7 @@ def _object_writer(schema):
     dependent = tuple(schema.get("dependentRequired", {}).items())
 
     def write(value, origin):
-        if type(value) is not dict:
+        if type(value) is not dict and not isinstance(value, dict):
             if isinstance(value, CHECKED):
                 raise Lacking(f"{value!r} is no object")
             return value
