@@ -2,12 +2,12 @@
 (core/outputs.py), typed in every document that publishes a cart, checked on every provider's
 answer and shown by the inspector with the currency's decimals; an item's url absolute, as the
 `uri` format says, when the provider gives a path."""
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from decimal import Decimal
 
 import pytest
 
-from agents_protocol.core.outputs import DETAIL, NotTheDeclaredShape, published
+from agents_protocol.core.outputs import DETAIL, SEARCH, NotTheDeclaredShape, published
 from agents_protocol.core.provider import ItemPage, ShopProvider
 from tests.factories import make_product
 from tests.test_published_rules import API, JSON, accepts, call, openapi, operation, refusal, session
@@ -86,5 +86,10 @@ def test_the_declaration_writes_what_it_declares_and_refuses_what_it_cannot_be()
     assert published(item, DETAIL, "https://shop.test") == {
         "id": "7", "name": "Mug", "url": "https://shop.test/mug/",
         "variants": [{"id": "71", "attributes": {"size": "large"}, "variant_of": "7"}]}
+    variants = (variant for variant in [{"id": 71, "attributes": {}}])  # as a QuerySet's values() reads
+    assert published({"id": 7, "name": "Mug", "variants": variants}, DETAIL, "")["variants"] == [
+        {"id": "71", "attributes": {}}]
+    item = namedtuple("Item", "id name")("cup", "Cup")  # the codec's to write, as an object
+    assert published({"results": [item], "total": 1, "page": 1, "limit": 1}, SEARCH, "")["results"] == [item]
     with pytest.raises(NotTheDeclaredShape, match=r"variants\[0\] \(True\): no attributes"):
         published({"id": "7", "name": "Mug", "variants": [{"id": True}]}, DETAIL, "https://shop.test", "detail")

@@ -19,6 +19,7 @@ itself (a UUID, a named tuple, a model's lazy text) are left to it. A shop's ite
 fields than a schema declares: they are answered as given.
 """
 import re
+from collections.abc import Iterable
 from decimal import Decimal
 from urllib.parse import urljoin
 
@@ -257,7 +258,7 @@ def _object_writer(schema):
 
     def write(value, origin):
         if type(value) is not dict and not isinstance(value, dict):
-            if isinstance(value, CHECKED):
+            if isinstance(value, CHECKED) and not isinstance(value, tuple):  # a named tuple is written as an object
                 raise Lacking(f"{value!r} is no object")
             return value
         written = value
@@ -300,7 +301,9 @@ def _array_writer(write_item):
         if not isinstance(value, (list, tuple)):
             if isinstance(value, CHECKED):
                 raise Lacking(f"{value!r} is no array")
-            return value
+            if isinstance(value, (set, frozenset)) or not isinstance(value, Iterable):
+                return value  # the codec's to write (a set as a sorted list)
+            value = list(value)  # a QuerySet's values(), a generator: read once, then written as a list
         written = value
         for index, item in enumerate(value):
             try:
