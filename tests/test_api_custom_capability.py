@@ -1,9 +1,10 @@
 """A shop's own capability: registered in code, added as data, then published and routed like the built-ins."""
 import pytest
 from django.core.checks import run_checks
+from jsonschema.exceptions import SchemaError
 from django.core.management import call_command
 
-from agents_protocol.core.capabilities import register, unregister
+from agents_protocol.core.capabilities import handler_for, register, unregister
 from agents_protocol.models import Capability, CapabilityParam
 from tests.api_client import API, IN_PROCESS_URL, AgentClient, DiscoveringAgent, assert_error, ok_data
 from tests.factories import make_product
@@ -154,3 +155,17 @@ def test_a_handler_registered_without_an_output_answers_what_it_returns(http, re
     mcp = f"{IN_PROCESS_URL}/mcp"
     assert "type" not in skill["outputSchema"]
     assert "outputSchema" not in tools_of(mcp, open_session(mcp, http=http), http)["reserve"]
+
+
+def test_an_output_that_is_no_json_schema_is_refused_when_registered():
+    with pytest.raises(SchemaError):
+        register("reserve", reserve, output={"type": "obj"})
+    assert handler_for("reserve") is None
+
+
+def test_a_type_the_writer_does_not_know_is_answered_as_given(site_client, reserve_capability):
+    register("reserve", lambda call: {"reserved": None, "days": "3"}, output={
+        "type": "object", "properties": {"reserved": {"type": ["string", "null"]}, "days": {"type": "null"}}})
+    agent = AgentClient(django_client=site_client)
+    agent.start_session()
+    assert ok_data(agent.post(f"{API}/reserve/mug")) == {"reserved": None, "days": "3"}

@@ -17,6 +17,8 @@ then adds a `reserve` capability in admin, which routes it and publishes it.
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from jsonschema import Draft202012Validator
+
 from agents_protocol.core.provider import CallContext
 
 
@@ -37,14 +39,17 @@ _outputs: dict[str, dict] = {}
 
 def register(name, handler=None, *, output=None):
     """Register `handler` for capability `name`, answering what the JSON Schema `output` declares
-    (None: whatever it returns, undeclared); usable as a decorator. The last registration wins."""
+    (None: whatever it returns, undeclared); usable as a decorator. The last registration wins.
+    An `output` that is no JSON Schema (2020-12, as OpenAPI 3.1 reads it) is refused here, at
+    import, with jsonschema's SchemaError."""
     if handler is None:
         return lambda function: register(name, function, output=output)
-    _handlers[name] = handler
     if output is None:
         _outputs.pop(name, None)
     else:
+        Draft202012Validator.check_schema(output)
         _outputs[name] = output
+    _handlers[name] = handler
     return handler
 
 

@@ -9,8 +9,9 @@ What the declaration says of an answer's values is how they are written:
   its digits, so an agent can send it back where an id is a string parameter;
 - a `"format": "uri"` given as a path (Django's get_absolute_url()) is joined to the origin the
   agent called;
-- an optional property given as None is left out, with the properties `dependentRequired` ties to
-  it (an item the shop does not price has neither price nor currency, as contrib/oscar answers).
+- an optional property given as None, where its type is not null, is left out, with the properties
+  `dependentRequired` ties to it (an unpriced item has neither price nor currency, as
+  contrib/oscar answers).
 
 An answer without the declared shape (a cart line with `id` and `price`, a count that is text) is a
 bug of the provider the agent cannot work around: the call fails with a 500 whose log names what
@@ -157,6 +158,7 @@ JSON_TYPES = {"object": (dict,), "array": (list, tuple), "string": (str,), "numb
               "integer": (int,), "boolean": (bool,)}
 # Values of these types are checked against the declaration; any other value is the codec's to write.
 CHECKED = (dict, list, tuple, str, int, float, Decimal, bool)
+ABSENT = object()
 
 
 class NotTheDeclaredShape(ValueError):
@@ -211,7 +213,7 @@ def _compiled(schema):
         return _object_writer(schema)
     if kind == "array" and "items" in schema:
         return _array_writer(writer(schema["items"]))
-    if kind is None:
+    if not isinstance(kind, str) or kind not in JSON_TYPES:  # none, "null", or a list of types
         return lambda value, origin: value
     return _scalar_writer(kind, schema.get("format") == "uri", schema.get("minimum"))
 
@@ -252,8 +254,10 @@ def _scalar_writer(kind, is_uri, minimum):
 
 
 def _object_writer(schema):
-    properties = tuple((key, writer(rule)) for key, rule in schema.get("properties", {}).items())
-    required = tuple(schema.get("required", ()))
+    rules = schema.get("properties", {})
+    required = schema.get("required", ())
+    properties = tuple((key, writer(rule), key in required, _refuses_null(rule)) for key, rule in rules.items())
+    required_elsewhere = tuple(key for key in required if key not in rules)
     dependent = tuple(schema.get("dependentRequired", {}).items())
 
     def write(value, origin):
@@ -262,27 +266,26 @@ def _object_writer(schema):
                 raise Lacking(f"{value!r} is no object")
             return value
         written = value
-        problems = []
-        for key in required:
-            if value.get(key) is None:
-                problems.append(f"no {key}")
-        for key, write_property in properties:
-            old = value.get(key, value)  # `value` itself: the key is absent
-            if old is value:
+        problems = [f"no {key}" for key in required_elsewhere if value.get(key) is None] if required_elsewhere else []
+        for key, write_property, is_required, refuses_null in properties:
+            old = value.get(key, ABSENT)
+            if old is ABSENT or old is None:
+                if is_required:
+                    problems.append(f"no {key}")
+                elif old is None and refuses_null:  # an optional property given as None: left out
+                    written = dict(value) if written is value else written
+                    del written[key]
                 continue
             try:
-                new = None if old is None else write_property(old, origin)
+                new = write_property(old, origin)
             except Lacking as lacking:
                 if lacking.path or lacking.named is not None or isinstance(old, (dict, list, tuple)):
                     raise lacking.inside(key) from None
                 problems.append(f"{key} {lacking.problems}")
                 continue
-            if new is not old or new is None:
+            if new is not old:
                 written = dict(value) if written is value else written
-                if new is None:
-                    del written[key]  # an optional property given as None (a required one is named above)
-                else:
-                    written[key] = new
+                written[key] = new
         if problems:
             raise Lacking("; ".join(problems), value.get("id", value.get("item_id")))
         for key, needed in dependent:  # (usually none)
@@ -294,6 +297,12 @@ def _object_writer(schema):
                         break
         return written
     return write
+
+
+def _refuses_null(rule):
+    """True for a property of one type other than null: None is left out of the answer."""
+    kind = rule.get("type")
+    return isinstance(kind, str) and kind != "null"
 
 
 def _array_writer(write_item):
