@@ -91,5 +91,5 @@ def test_the_declaration_writes_what_it_declares_and_refuses_what_it_cannot_be()
         {"id": "71", "attributes": {}}]
     item = namedtuple("Item", "id name")("cup", "Cup")  # the codec's to write, as an object
     assert published({"results": [item], "total": 1, "page": 1, "limit": 1}, SEARCH, "")["results"] == [item]
-    with pytest.raises(NotTheDeclaredShape, match=r"variants\[0\] \(True\): no attributes"):
+    with pytest.raises(NotTheDeclaredShape, match=r"variants\[0\] \(True\): id True is no string; no attributes\."):
         published({"id": "7", "name": "Mug", "variants": [{"id": True}]}, DETAIL, "https://shop.test", "detail")
