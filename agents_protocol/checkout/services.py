@@ -47,8 +47,8 @@ class Caller:
     session: object
     origin: str
 
-    def context(self, append_audit_event=None):
-        return CallContext(session=self.session, origin=self.origin, append_audit_event=append_audit_event)
+    def context(self):
+        return CallContext(session=self.session, origin=self.origin)
 
 
 def offers_shipping():
@@ -90,8 +90,13 @@ def cancel_checkout(checkout):
 
 
 def refuse_if_final(checkout, action):
+    """A completed or canceled checkout changes no more, nor one whose agent session is over
+    (its deadline is the checkout's expires_at); reading it still works."""
     if checkout.is_final:
         raise CapabilityError(409, "checkout_closed", f"Cannot {action} a checkout that is {checkout.status}.")
+    session = checkout.agent_session
+    if session.ended_at is not None or session.expires_at <= timezone.now():
+        raise CapabilityError(409, "checkout_closed", f"Cannot {action} a checkout that expired; start a new one.")
 
 
 def apply_changes(caller, checkout, changes):
@@ -116,7 +121,9 @@ def ready_status(checkout):
 # Lines: the agent session's cart ------------------------------------------------------------------
 
 def set_lines(caller, checkout, wanted, currency):
-    """Make the cart hold `wanted` [(item_id, quantity)], then read its lines as the shop prices them."""
+    """Make the cart hold `wanted` [(item_id, quantity)], then read its lines as the shop prices them
+    (cart.view's lines have the declared shape, core/outputs.py CART_LINE: item_id, name,
+    unit_price, quantity, available …)."""
     quantities = {}
     for item_id, quantity in wanted:
         quantities[item_id] = quantities.get(item_id, 0) + quantity

@@ -67,7 +67,6 @@ class AgentView(APIView):
     counts_per_session = True  # read by the throttle step: False counts every call per address
     token_header = None  # the WSGI name of a transport's own session header (MCP), else the three token headers
     step_classes = None  # this view's steps; None: STEP_CLASSES
-    idempotent_methods = ("POST",)  # the methods whose calls honour an Idempotency-Key
     format_kwarg = None  # no format suffixes
 
     # DRF's policies, read from AGENTS_PROTOCOL (imported once per settings change).
@@ -159,23 +158,23 @@ class AgentView(APIView):
         """Parameters → the steps' before_handler → handler → provider: the capability's data, or
         the Response a step answered instead (the one stored for a replayed Idempotency-Key)."""
         params = validate_params(self.capability.params, body, query or {}, path or {})
-        answer = self.replay_of(params, body)
-        if answer is not None:
-            return answer
-        data = run_handler(self.config, self.capability, params, self.agent_session, self.origin,
-                           append_audit_event=self.change_recorder())
-        self.handled = True
-        return data
+        return self.handled_call(params, body, lambda record_change: run_handler(
+            self.config, self.capability, params, self.agent_session, self.origin, append_audit_event=record_change))
 
-    def replay_of(self, params, body):
-        """The steps' before_handler for the call's valid `params`: the Response one answers
-        instead (the one stored for a replayed Idempotency-Key), or None."""
+    def handled_call(self, params, body, handler):
+        """The steps' before_handler, then `handler(record_change)`, which runs `record_change` (the
+        steps' change recorders, or None) in the transaction of its change: its data, or the
+        Response a step answered instead. A transport whose calls are no capability's (UCP's
+        checkout operations) hands its own handler here."""
+        request = self.request
         for step in self.steps:
-            answer = step.before_handler(self, self.request, params, body)
+            answer = step.before_handler(self, request, params, body)
             if answer is not None:
                 self.replayed = True
                 return answer
-        return None
+        data = handler(self.change_recorder())
+        self.handled = True
+        return data
 
     def idempotency_scope(self):
         """Whose Idempotency-Keys the call's is among: its session's, else its client address's."""
@@ -195,9 +194,10 @@ class AgentView(APIView):
 
         return record_change
 
-    def open_session(self, fields):
+    def open_session(self, fields, max_sessions=None):
         """A new agent session for the agent's `fields` (SESSION_CREATE_PARAMS: validated here), made
-        for the client address under the configuration's limits: (session, raw token). Its
+        for the client address under the configuration's limits (`max_sessions` instead of its
+        per-address one for a principal with a budget of its own): (session, raw token). Its
         session.create event is the audit step's.
 
         No Idempotency-Key here: a stored answer would hand this session's token to any client at
@@ -207,7 +207,8 @@ class AgentView(APIView):
         agent = validate_params(SESSION_CREATE_PARAMS, fields, {}, {})
         config, _ = self.config, self.origin  # a Host outside ALLOWED_HOSTS is refused before a session exists
         session, raw_token = create_session(client_address(self.django_request), config.session.ttl_seconds,
-                                            config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
+                                            max_sessions or config.rate_limit.max_sessions,
+                                            audited=config.audit.enabled, **agent)
         self.opened = Opened(session, agent)
         return session, raw_token
 

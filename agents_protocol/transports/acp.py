@@ -30,9 +30,8 @@ from agents_protocol.http import limits
 from agents_protocol.http.client import client_address
 from agents_protocol.http.exceptions import method_not_allowed
 from agents_protocol.http.idempotency import HEADER as IDEMPOTENCY_HEADER
-from agents_protocol.http.pipeline import AgentView, Opened
+from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
-from agents_protocol.http.sessions import create_session
 from agents_protocol.platforms.authentication import PlatformKeyAuthentication
 from agents_protocol.platforms.models import Platform
 from agents_protocol.transports import acp_shapes
@@ -175,28 +174,26 @@ class AcpView(AgentView):
             raise CapabilityError(400, "idempotency_key_required",
                                   "Idempotency-Key header is required on all POST requests.")
         body = self.body()
-        replay = self.replay_of(acp_shapes.audited(body), canonical(body))
-        if replay is not None:
-            return self.echoed(replay)
         operation = {CREATE: self.create, UPDATE: self.update, COMPLETE: self.complete,
                      CANCEL: self.cancel}[self.capability.name]
-        with transaction.atomic():
-            response = operation(body)
-            record_change = self.change_recorder()
-            if record_change is not None:
-                record_change()
-        return response
+
+        def handler(record_change):
+            with transaction.atomic():
+                response = operation(body)
+                if record_change is not None:
+                    record_change()
+            return response
+
+        return self.echoed(self.handled_call(acp_shapes.audited(body), canonical(body), handler))
 
     def create(self, body):
         changes = acp_shapes.checkout_changes(body, creating=True)
         config, platform = self.config, self.platform
-        agent = {"agent_name": platform.name[:100], "purpose": "ACP checkout session"}
         Platform.objects.select_for_update().filter(pk=platform.pk).first()  # one create of a platform at a time
         refuse_over_budget(platform)
-        session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
-                                         NO_ADDRESS_LIMIT, audited=config.audit.enabled, **agent)
+        session, _token = self.open_session({"agent_name": platform.name[:100], "purpose": "ACP checkout session"},
+                                            max_sessions=NO_ADDRESS_LIMIT)
         checkout = services.open_checkout(services.Caller(config, session, self.origin), changes, platform=platform)
-        self.opened = Opened(session, agent)
         return self.answer(checkout, status=201)
 
     def update(self, body):
