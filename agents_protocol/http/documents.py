@@ -61,6 +61,7 @@ def document_view(kind):
     def serve(request):
         return _document_response(request, kind)
 
+    serve.document_kind = kind
     return serve
 
 
@@ -90,3 +91,7 @@ def acp_feed(request, name):
                                          content_type=acp_feed_document.JSONL_CONTENT_TYPE)
     response["Cache-Control"] = f"public, max-age={app_settings.DOCUMENT_MAX_AGE}"
     return allow_any_origin(response)
+
+def is_document_view(view):
+    """True for a view document_view made."""
+    return getattr(view, "document_kind", None) is not None

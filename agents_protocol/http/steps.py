@@ -24,7 +24,6 @@ from agents_protocol.audit.chain import PendingEvent, record_event
 from agents_protocol.core.reserved import SESSION_CREATE
 from agents_protocol.documents.interop import site_base
 from agents_protocol.http import idempotency, limits
-from agents_protocol.http.client import client_address
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.responses import PipelineResponse
 
@@ -118,17 +117,18 @@ class Idempotency(Step):
     and the answer kept for it."""
 
     claim = None
+    methods = ("POST",)  # the HTTP methods whose calls honour the key (UCP's PUT too: transports/ucp.py)
 
     def before_handler(self, view, request, params, body):
         """A capability that only reads (method GET, reached by POST through A2A, PactSpec or MCP)
         ignores the key: running it again changes nothing, and keeping its answers a day would
         store every page a client asks for under a fresh key."""
         http = view.django_request
-        changes = http.method == "POST" and view.capability.method != "GET"
+        changes = http.method in self.methods and view.capability.method != "GET"
         key = idempotency.key_from(http) if changes else None
         if key is None:
             return None
-        scope = idempotency.scope_for(view.agent_session, client_address(http))
+        scope = view.idempotency_scope()
         outcome = idempotency.begin(scope, key, idempotency.fingerprint(http.method, http.path,
                                                                         view.capability.name, body))
         if isinstance(outcome, idempotency.Replay):

@@ -231,3 +231,4 @@ def _answer(message, data):
 
 
 rpc = A2AView.as_view()
+rpc.unavailable = unavailable  # what AgentsApiMiddleware answers at its route while the database is down

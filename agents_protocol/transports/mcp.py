@@ -41,7 +41,7 @@ from agents_protocol.documents.interop import (
     skill_description,
     skill_title,
 )
-from agents_protocol.documents.schemas import BUILTIN_OUTPUTS, input_schema
+from agents_protocol.documents.schemas import input_schema, structured_output_schema
 from agents_protocol.http.exceptions import database_unavailable
 from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
@@ -359,7 +359,7 @@ def tools(config):
             title=skill_title(capability),
             description=skill_description(capability),
             input_schema=input_schema(capability),
-            output_schema=BUILTIN_OUTPUTS.get(capability.name),
+            output_schema=structured_output_schema(capability),
             annotations=annotations(capability),
         )
         for capability in config.enabled_capabilities
@@ -392,3 +392,4 @@ def instructions(config):
 
 
 endpoint = McpView.as_view()
+endpoint.unavailable = unavailable  # what AgentsApiMiddleware answers at its routes while the database is down
