@@ -83,13 +83,19 @@ class Acp:
     def __init__(self, client, key):
         self.client, self.key = client, key
 
+    sent = None  # (method, path, body bytes, headers) of the last call
+
     def post(self, path, body=None, raw=None, **headers):
         data = raw if raw is not None else json.dumps(body if body is not None else {})
-        return self.client.post(path, data=data, content_type="application/json",
-                                headers=acp_headers(self.key, **headers))
+        headers = acp_headers(self.key, **headers)
+        self.sent = ("POST", path, data.encode() if isinstance(data, str) else data,
+                     {**headers, "Content-Type": "application/json"})
+        return self.client.post(path, data=data, content_type="application/json", headers=headers)
 
     def get(self, path, **headers):
-        return self.client.get(path, headers=acp_headers(self.key, idempotency_key=False, **headers))
+        headers = acp_headers(self.key, idempotency_key=False, **headers)
+        self.sent = ("GET", path, None, headers)
+        return self.client.get(path, headers=headers)
 
     def create(self, body=None):
         response = self.post("/checkout_sessions", body or create_body())

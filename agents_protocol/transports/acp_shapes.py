@@ -1,8 +1,9 @@
 """ACP's shapes (API version 2026-04-17) mapped to the checkout core and back.
 
-A request body is checked against the request schema of the specification's own OpenAPI
-document (acp_schemas/), so what the document publishes is what is enforced: 400 `invalid`
-naming the first wrong field as a JSONPath. It then becomes `checkout.services.Changes`
+A request body is checked against the request schema of the specification's own JSON schemas
+(acp_schemas/; a superset of its OpenAPI document's, which lacks the `order_notes` its examples
+send), so what the spec publishes is what is enforced: 400 `invalid` naming the first wrong
+field as a JSONPath. It then becomes `checkout.services.Changes`
 (an item listed twice is a quantity of two); a CheckoutSession becomes ACP's checkout session,
 money in minor units. Nothing here decides a price or a state.
 """
@@ -25,7 +26,7 @@ from agents_protocol.documents.ucp_profile import payment_handlers
 from agents_protocol.transports.ucp_shapes import minor
 
 VERSION = "2026-04-17"
-OPENAPI_FILE = Path(__file__).parent / "acp_schemas" / "openapi.agentic_checkout.json"
+SCHEMA_FILE = Path(__file__).parent / "acp_schemas" / "schema.agentic_checkout.json"
 STATUSES = {
     CheckoutSession.Status.OPEN: "not_ready_for_payment",
     CheckoutSession.Status.READY: "ready_for_payment",
@@ -44,16 +45,12 @@ ADDRESS_FIELDS = {"name": "full_name", "line_one": "street_address", "line_two":
 TEST_MODE_FLAG = "test_mode"
 
 
-@lru_cache(maxsize=1)
-def openapi_document():
-    return json.loads(OPENAPI_FILE.read_text())
-
-
 @lru_cache(maxsize=8)
-def request_validator(schema_name):
-    registry = Registry().with_resource("urn:acp", Resource.from_contents(openapi_document(),
-                                                                          default_specification=DRAFT202012))
-    return Draft202012Validator({"$ref": f"urn:acp#/components/schemas/{schema_name}"}, registry=registry,
+def schema_validator(schema_name):
+    """A validator of the spec's schema `schema_name` (a name of its $defs)."""
+    bundle = json.loads(SCHEMA_FILE.read_text())
+    registry = Registry().with_resource(bundle["$id"], Resource.from_contents(bundle, default_specification=DRAFT202012))
+    return Draft202012Validator({"$ref": f"{bundle['$id']}#/$defs/{schema_name}"}, registry=registry,
                                 format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
@@ -67,7 +64,7 @@ def invalid(message, param="$"):
 
 def validate(body, schema_name):
     """400 `invalid` naming the first place `body` breaks the spec's `schema_name`."""
-    error = best_match(request_validator(schema_name).iter_errors(body))
+    error = best_match(schema_validator(schema_name).iter_errors(body))
     if error is not None:
         param = json_path(error.absolute_path)
         raise invalid(f"{param}: {error.message[:300]}", param)
