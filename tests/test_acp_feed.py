@@ -18,7 +18,7 @@ from catalog.models import Product
 
 pytestmark = pytest.mark.django_db
 
-SCHEMA_FILE = Path(__file__).parent / "reference/acp-spec/spec/2026-04-17/json-schema/schema.feed.json"
+SCHEMA_FILE = Path(__file__).parent / "data/acp/schema.feed.json"
 ORIGIN = "https://shop.example"
 
 

@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012 as DRAFT_2020_12
@@ -25,14 +24,14 @@ from tests.acp_support import (
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parent.parent
-WEBHOOK_DOCUMENT = ROOT / "tests/reference/acp-spec/spec/2026-04-17/openapi/openapi.agentic_checkout_webhook.yaml"
+WEBHOOK_DOCUMENT = ROOT / "tests/data/acp/openapi.agentic_checkout_webhook.json"
 SPEC = "https://spec.example/2026-04-17/openapi/"  # where the two documents refer to each other
-CHECKOUT_DOCUMENT = ROOT / "agents_protocol/transports/acp_schemas/openapi.agentic_checkout.json"
+CHECKOUT_DOCUMENT = ROOT / "tests/data/acp/openapi.agentic_checkout.json"
 
 
 def webhook_event_validator():
     """WebhookEvent, its `./openapi.agentic_checkout.yaml` reference read from the checkout document."""
-    webhooks = yaml.safe_load(WEBHOOK_DOCUMENT.read_text())
+    webhooks = json.loads(WEBHOOK_DOCUMENT.read_text())
     checkout = json.loads(CHECKOUT_DOCUMENT.read_text())
     registry = Registry().with_resources([
         (f"{SPEC}openapi.agentic_checkout_webhook.yaml", Resource.from_contents(webhooks, default_specification=DRAFT_2020_12)),
