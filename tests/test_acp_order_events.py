@@ -1,5 +1,5 @@
 """ACP order events (transports/acp_events.py): the WebhookEvent of a platform's paid checkout and
-of its shipping, valid against the spec's openapi.agentic_checkout_webhook.yaml (its Order from
+of its shipping, sent to the webhook set on the platform, valid against the spec's openapi.agentic_checkout_webhook.yaml (its Order from
 openapi.agentic_checkout.yaml)."""
 import json
 from pathlib import Path
@@ -9,17 +9,26 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012 as DRAFT_2020_12
 
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django_tasks_db.models import DBTaskResult
+
 from agents_protocol.checkout import services
 from agents_protocol.checkout.models import CheckoutSession
+from agents_protocol.outbound.acp_webhooks import deliver_acp_order_event
+from agents_protocol.platforms.models import Platform
 from agents_protocol.transports.acp_events import webhook_event
 from tests.acp_support import (
     FULFILLMENT,
     Acp,
     create_body,
+    new_platform,
     pay_body,
     platform_key,  # noqa: F401 (fixture)
     shop,  # noqa: F401 (fixture)
 )
+from tests.platform_server import PlatformServer
+from tests.test_acp_webhooks import verified
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +102,74 @@ def test_the_validator_refuses_an_order_without_its_required_fields():
     with pytest.raises(AssertionError, match="permalink_url"):
         assert_valid({"type": "order_create", "data": {"type": "order", "id": "ord_1", "checkout_session_id": "cs_1",
                                                        "status": "created"}})
+
+
+HOOK_PATH = "/agentic_checkout/webhooks/order_events"
+SECRET = "whsec_platform_7c1d"
+
+
+@pytest.fixture
+def hooked_platform(shop, settings):
+    """(PlatformServer, API key) of a platform whose webhook is a server on 127.0.0.1."""
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "OUTBOUND_ALLOWED_NETWORKS": ["127.0.0.0/8"],
+                                "OUTBOUND_TIMEOUT_SECONDS": 1}
+    with PlatformServer() as server:
+        server.answer(HOOK_PATH, body={"received": True})
+        _, key = new_platform(name="Hooked", webhook_url=server.url(HOOK_PATH), webhook_secret=SECRET)
+        yield server, key
+
+
+def queued():
+    return list(DBTaskResult.objects.filter(task_path=deliver_acp_order_event.module_path).order_by("enqueued_at"))
+
+
+def run(task_row):
+    arguments = task_row.args_kwargs
+    return deliver_acp_order_event.call(*arguments["args"], **arguments["kwargs"])
+
+
+def test_the_platforms_webhook_gets_each_order_event_signed(client, hooked_platform):
+    server, key = hooked_platform
+    checkout = paid_checkout(client, key)
+    assert len(queued()) == 1  # enqueued by the completion, in its transaction
+    services.add_fulfillment_event(checkout, "shipped")
+
+    for row in queued():
+        assert run(row)["delivered"] is True
+    first, second = server.requests
+    assert [json.loads(first.body)["type"], json.loads(second.body)["type"]] == ["order_create", "order_update"]
+    for arrived in (first, second):
+        assert verified(arrived, SECRET)
+        assert_valid(json.loads(arrived.body))
+    assert json.loads(second.body)["data"]["status"] == "shipped"
+
+
+def test_a_rolled_back_order_change_sends_nothing(client, hooked_platform):
+    server, key = hooked_platform
+    checkout = paid_checkout(client, key)
+    before = len(queued())
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        services.add_fulfillment_event(checkout, "shipped")
+        raise RuntimeError("the shipment was not recorded")
+
+    assert len(queued()) == before == 1
+
+
+def test_a_platform_without_a_webhook_gets_no_events(client, platform_key):
+    paid_checkout(client, platform_key)
+
+    assert queued() == []
+
+
+@pytest.mark.parametrize(("url", "secret", "field"), [
+    ("https://platform.example/hooks", "", "webhook_secret"),
+    ("http://platform.example/hooks", SECRET, "webhook_url"),
+])
+def test_admin_takes_an_https_webhook_with_its_secret(url, secret, field):
+    platform = Platform(name="P", webhook_url=url, webhook_secret=secret)
+
+    with pytest.raises(ValidationError) as refused:
+        platform.full_clean()
+    assert list(refused.value.message_dict) == [field]
+    Platform(name="P", webhook_url="https://platform.example/hooks", webhook_secret=SECRET).full_clean()

@@ -1,17 +1,34 @@
 """ACP order events: an order change of a platform's checkout session (the checkout core's
 `ucp_order_event`, sent in the change's transaction) to the platform's webhook as a WebhookEvent
 of `openapi.agentic_checkout_webhook.yaml`: `order_create` for a new order, `order_update` after,
-the full Order as `data` (outbound/acp_webhooks.py delivers it).
+the full Order as `data`, to the webhook staff set on the platform in admin (none set: nothing is
+sent; outbound/acp_webhooks.py delivers it).
 """
 from agents_protocol.core.config import current_config
 from agents_protocol.core.money import in_minor_units
 from agents_protocol.documents.interop import site_base
+from agents_protocol.outbound.acp_webhooks import Webhook, enqueue_acp_order_event
+from agents_protocol.platforms.models import Platform
 from agents_protocol.transports import acp_shapes
 from agents_protocol.transports.ucp_events import shop_origin
 
 ORDER_CREATED = "order_created"  # the checkout core's event for a new order
 ADJUSTMENT_FIELDS = ("id", "type", "occurred_at", "status", "line_items", "amount", "currency", "description",
                      "reason")
+
+
+def deliver_to_platform(sender, checkout, event, **kwargs):
+    if checkout.platform_id is not None and checkout.platform.webhook_url:
+        enqueue_acp_order_event(PLATFORM_WEBHOOK, checkout.platform_id, webhook_event(checkout, event))
+
+
+def platform_webhook(platform_id):
+    """The platform's webhook, read at each delivery attempt; None once it has none (or is gone)."""
+    platform = Platform.objects.filter(pk=platform_id).exclude(webhook_url="").first()
+    return None if platform is None else Webhook(platform.webhook_url, platform.webhook_secret)
+
+
+PLATFORM_WEBHOOK = f"{__name__}.{platform_webhook.__name__}"
 
 
 def webhook_event(checkout, event):
