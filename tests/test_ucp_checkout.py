@@ -21,6 +21,9 @@ from agents_protocol.core.models import AgentSession, AuditConfig
 from agents_protocol.core.provider import CallContext, Payment, PaymentInstrument, ShopProvider
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
 from agents_protocol.signals import ucp_order_event
+from cart.models import Order
+from cart.payments import Customer
+from cart.services import confirm_order
 from catalog.models import Product
 from tests.platform_server import PlatformServer
 
@@ -224,6 +227,21 @@ def test_escalation_hands_the_buyer_the_checkout_page(client, flower_shop):
     assert answer["status"] == "requires_escalation"
     assert answer["continue_url"].startswith("http://testserver/checkout/")
     assert client.get(answer["continue_url"].removeprefix("http://testserver")).status_code == 200
+
+
+def test_the_checkout_completes_once_the_human_paid_on_the_page(client, flower_shop, order_events):
+    checkout_id = created(client, fulfillment=shipping("std-ship"))["id"]
+    send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment("escalate_token"))
+    order = Order.objects.get(number=CheckoutSession.objects.get(public_id=checkout_id).order_id)
+    assert send(client, "get", f"/checkout-sessions/{checkout_id}").json()["status"] == "requires_escalation"
+
+    confirm_order(order, Customer(name="Ada", email="ada@example.com", shipping_address="1 Elm St"))
+    first = send(client, "get", f"/checkout-sessions/{checkout_id}").json()
+    again = send(client, "get", f"/checkout-sessions/{checkout_id}").json()
+
+    assert first["status"] == again["status"] == "completed"
+    assert first["order"] == again["order"]
+    assert order_events == [(checkout_id, "order_created")]
 
 
 def test_the_base_provider_escalates_every_payment():
