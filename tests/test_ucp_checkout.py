@@ -288,6 +288,9 @@ def test_stock_and_unknown_items_are_refused_with_their_reason(client, flower_sh
     (json.dumps(create_payload(quantity="2")), "$.line_items[0].quantity"),
     (json.dumps({**create_payload(), "fulfillment": {"methods": [{"type": "pickup"}]}}), "$.fulfillment.methods[0].type"),
     ('{"buyer": ' * 1000 + "{}" + "}" * 1000, "$"),
+    (json.dumps({**create_payload(), "currency": 840}), "$.currency"),
+    (json.dumps({**create_payload(), "buyer": {"email": ["a@example.com"]}}), "$.buyer.email"),
+    (json.dumps({**create_payload(), "buyer": {"consent": {"marketing": "yes"}}}), "$.buyer.consent"),
 ])
 def test_bad_input_gets_ucps_error_shape_and_changes_nothing(client, flower_shop, raw, path):
     response = send(client, "post", "/checkout-sessions", raw=raw)
