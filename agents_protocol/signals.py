@@ -1,7 +1,9 @@
-"""Bump the configuration revision whenever any configuration row changes."""
+"""Bump the configuration revision whenever any configuration row changes; and the order events
+of checkout sessions (`ucp_order_event`, agents_protocol/checkout/signals.py)."""
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from agents_protocol.checkout.signals import ucp_order_event  # noqa: F401 (the app's public name for it)
 from agents_protocol.core.config import bump_revision
 from agents_protocol.core.models import (
     AuditConfig,

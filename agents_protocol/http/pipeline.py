@@ -158,14 +158,21 @@ class AgentView(APIView):
         """Parameters → the steps' before_handler → handler → provider: the capability's data, or
         the Response a step answered instead (the one stored for a replayed Idempotency-Key)."""
         params = validate_params(self.capability.params, body, query or {}, path or {})
+        return self.handled_call(params, body, lambda record_change: run_handler(
+            self.config, self.capability, params, self.agent_session, self.origin, append_audit_event=record_change))
+
+    def handled_call(self, params, body, handler):
+        """The steps' before_handler, then `handler(record_change)`, which runs `record_change` (the
+        steps' change recorders, or None) in the transaction of its change: its data, or the
+        Response a step answered instead. A transport whose calls are no capability's (UCP's
+        checkout operations) hands its own handler here."""
         request = self.request
         for step in self.steps:
             answer = step.before_handler(self, request, params, body)
             if answer is not None:
                 self.replayed = True
                 return answer
-        data = run_handler(self.config, self.capability, params, self.agent_session, self.origin,
-                           append_audit_event=self.change_recorder())
+        data = handler(self.change_recorder())
         self.handled = True
         return data
 

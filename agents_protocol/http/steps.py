@@ -118,13 +118,14 @@ class Idempotency(Step):
     and the answer kept for it."""
 
     claim = None
+    methods = ("POST",)  # the HTTP methods whose calls honour the key (UCP's PUT too: transports/ucp.py)
 
     def before_handler(self, view, request, params, body):
         """A capability that only reads (method GET, reached by POST through A2A, PactSpec or MCP)
         ignores the key: running it again changes nothing, and keeping its answers a day would
         store every page a client asks for under a fresh key."""
         http = view.django_request
-        changes = http.method == "POST" and view.capability.method != "GET"
+        changes = http.method in self.methods and view.capability.method != "GET"
         key = idempotency.key_from(http) if changes else None
         if key is None:
             return None
