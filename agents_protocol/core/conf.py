@@ -141,9 +141,6 @@ class AgentsProtocolSettings(DeclaredSettings):
     OUTBOUND_TIMEOUT_SECONDS = Setting(
         3, WholeNumber(1), "seconds an outbound request may take to connect, to read, and in all.")
     OUTBOUND_MAX_BYTES = Setting(256 * 1024, WholeNumber(1), "largest answer an outbound request reads.")
-    PLATFORM_PROFILE_CACHE_SECONDS = Setting(
-        300, WholeNumber(0),
-        "seconds a UCP platform profile stays cached (less when its `max-age` says so); 0: fetched per request.")
     WEBHOOK_MAX_AGE_SECONDS = Setting(
         24 * 3600, WholeNumber(1),
         "seconds an undelivered order event is retried (the delay doubling from 5 s to an hour), then dropped.")
