@@ -17,7 +17,10 @@ fetched through outbound/ (profiles.py), and a newer version than this business'
 or the profile, is refused (400 version_unsupported), as is a profile that cannot be used (400
 invalid_profile).
 """
+import re
+
 from django.db import transaction
+from django.utils.functional import cached_property
 from rest_framework.authentication import BaseAuthentication
 
 from agents_protocol.checkout import services
@@ -30,6 +33,7 @@ from agents_protocol.http.client import client_address
 from agents_protocol.http.exceptions import method_not_allowed, refusal_for, request_id_of
 from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.http.responses import PipelineResponse
 from agents_protocol.http.sessions import create_session
 from agents_protocol.outbound import profiles
@@ -49,6 +53,7 @@ OPERATIONS = {
     (ORDERS, "", "GET"): ORDER_GET,
     (ORDERS, "", "PUT"): ORDER_UPDATE,
 }
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # UCP's severities: a refusal the agent can fix by another request, or one only the buyer can.
 RECOVERABLE = "recoverable"
 REPLAY_CONFLICT_CODES = {"idempotency_conflict"}  # UCP: a key reused for another request is 409
@@ -128,47 +133,56 @@ class UcpView(AgentView):
             return self.answer(ucp_shapes.order_object(self.checkout, self.origin))
         return self.answer(ucp_shapes.checkout_object(self.checkout, self.origin))
 
-    def put(self, request, *args, **kwargs):
-        body = self.body()
-        replay = self.replay_or_claim(request.auth, body)
-        if replay is not None:
-            return replay
-        if self.capability.name == ORDER_UPDATE:
-            events, adjustments = ucp_shapes.order_records(body)
-            checkout = services.record_on_order(self.checkout, events=events, adjustments=adjustments)
-            return self.answer(ucp_shapes.order_object(checkout, self.origin))
-        changes = ucp_shapes.checkout_changes(body, creating=False)
-        if body.get("id", self.checkout.public_id) != self.checkout.public_id:
-            raise ucp_shapes.invalid("The body's id is not the checkout's in the path.", "$.id")
-        checkout = services.update_checkout(self.caller(), self.checkout, changes)
-        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
-
     def post(self, request, *args, **kwargs):
+        """A call that changes something: the answer kept for its Idempotency-Key, else the
+        operation, in one transaction that also marks the key as having changed something (so a
+        retry after a lost answer is never run twice)."""
         body = self.body()
         replay = self.replay_or_claim(request.auth, body)
         if replay is not None:
             return replay
-        name = self.capability.name
-        if name == CREATE:
-            return self.create(body)
-        if name == COMPLETE:
-            checkout = services.complete_checkout(self.caller(), self.checkout, ucp_shapes.payment_instrument(body))
-        else:
-            checkout = services.cancel_checkout(self.checkout)
-        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
+        operation = {CREATE: self.create, UPDATE: self.update, COMPLETE: self.complete, CANCEL: self.cancel,
+                     ORDER_UPDATE: self.update_order}[self.capability.name]
+        with transaction.atomic():
+            response = operation(body)
+            record_change = self.change_recorder(None)
+            if record_change is not None:
+                record_change()
+        return response
+
+    put = post
 
     def create(self, body):
         changes = ucp_shapes.checkout_changes(body, creating=True)
         config = self.config
         agent = {"agent_name": "UCP platform", "purpose": "UCP checkout session"}
-        with transaction.atomic():  # no session is left behind by a checkout the shop refused
-            session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
-                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
-            checkout = services.open_checkout(services.Caller(config, session, self.origin), changes,
-                                              platform_profile_url=profile_url(self.agent))
+        session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
+                                         config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
+        checkout = services.open_checkout(services.Caller(config, session, self.origin), changes,
+                                          platform_profile_url=profile_url(self.agent))
         self.agent_session = session
         self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
         return self.answer(ucp_shapes.checkout_object(checkout, self.origin), status=201)
+
+    def update(self, body):
+        changes = ucp_shapes.checkout_changes(body, creating=False)
+        if body.get("id", self.checkout.public_id) != self.checkout.public_id:
+            raise ucp_shapes.invalid("The body's id is not the checkout's in the path.", "$.id")
+        return self.answer(ucp_shapes.checkout_object(
+            services.update_checkout(self.caller(), self.checkout, changes), self.origin))
+
+    def complete(self, body):
+        instrument = ucp_shapes.payment_instrument(body)
+        return self.answer(ucp_shapes.checkout_object(
+            services.complete_checkout(self.caller(), self.checkout, instrument), self.origin))
+
+    def cancel(self, body):
+        return self.answer(ucp_shapes.checkout_object(services.cancel_checkout(self.checkout), self.origin))
+
+    def update_order(self, body):
+        events, adjustments = ucp_shapes.order_records(body)
+        checkout = services.record_on_order(self.checkout, events=events, adjustments=adjustments)
+        return self.answer(ucp_shapes.order_object(checkout, self.origin))
 
     def caller(self):
         return services.Caller(self.config, self.request.auth, self.origin)
@@ -180,11 +194,14 @@ class UcpView(AgentView):
         return data
 
     def answer(self, data, status=200):
-        response = PipelineResponse(data, status=status)
-        request_id = self.django_request.META.get("HTTP_REQUEST_ID")
-        if request_id and len(request_id) <= 200 and request_id.isprintable():
-            response["Request-Id"] = request_id
-        return response
+        return PipelineResponse(data, status=status)
+
+    @cached_property
+    def request_id(self):
+        """The platform's Request-Id (a UUID), for tracing: the logs and X-Request-ID carry it, as
+        the 32 hex digits every X-Request-ID has."""
+        sent = self.django_request.META.get("HTTP_REQUEST_ID", "")
+        return sent.replace("-", "").lower() if UUID.fullmatch(sent) else new_request_id()
 
 
 def profile_url(agent):
