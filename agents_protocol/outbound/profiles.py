@@ -82,14 +82,13 @@ def fetched_profile(url):
 
 def _fetch_and_check(url):
     """({"profile": …} or {"refused": reason}, seconds to keep it)."""
-    keep = PROFILE_CACHE_SECONDS
     try:
         answer = fetch(url, headers={"Accept": "application/json"}, redirects=PROFILE_REDIRECTS)
         profile = _checked(answer)
     except OutboundRefused as refusal:
-        return {"refused": str(refusal)}, min(keep, REFUSAL_CACHE_SECONDS)
+        return {"refused": str(refusal)}, REFUSAL_CACHE_SECONDS
     max_age = _MAX_AGE.search(answer.headers.get("cache-control", ""))
-    return {"profile": profile}, min(keep, int(max_age.group(1))) if max_age else keep
+    return {"profile": profile}, min(PROFILE_CACHE_SECONDS, int(max_age.group(1))) if max_age else PROFILE_CACHE_SECONDS
 
 
 def _checked(answer):
