@@ -82,8 +82,9 @@ def group_alive(pgid):
 
 def test_the_worker_beside_gunicorn_delivers_and_stops_with_it(served, platform):
     env, process = served
-    enqueued = subprocess.run([sys.executable, "manage.py", "shell", "-c", ENQUEUE.format(profile=platform.profile_url)],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    enqueue = ENQUEUE.format(profile=platform.profile_url)
+    enqueued = subprocess.run([sys.executable, "manage.py", "shell", "-c", enqueue], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=60)
     assert enqueued.returncode == 0, enqueued.stderr
 
     def deliveries():

@@ -157,8 +157,8 @@ def platform_profile_of(header):
     """The platform profile named by a `UCP-Agent` header, fetched and checked, or None when it names none.
 
     A `profile` that is no http(s) URL names nothing to fetch (the official suite sends
-    `profile="..."` and expects the request served). The version negotiated is the newer of the
-    header's `version` parameter (checked first, before any fetch) and the profile's: CapabilityError `version_unsupported` for one
+    `profile="..."` and expects the request served). The header's `version` parameter is checked
+    first, before any fetch, then the profile's: CapabilityError `version_unsupported` for one
     newer than this business, `invalid_profile` for a profile that cannot be used.
     """
     fields = ucp_agent_fields(header)
