@@ -14,8 +14,10 @@ from django.utils import timezone
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from acme.agents import AcmeProvider
+from agents_protocol.activity.recorder import calls
 from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
-from agents_protocol.core.models import AgentSession
+from agents_protocol.core.models import AgentSession, AuditConfig
 from agents_protocol.core.provider import CallContext, Payment, PaymentInstrument, ShopProvider
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
 from agents_protocol.signals import ucp_order_event
@@ -353,3 +355,39 @@ def test_ucp_is_configured_as_code(flower_shop, tmp_path):
     assert CommerceConfig.load().ucp_enabled and PaymentHandler.objects.count() == 3
     imported({**config, "ucp": {"enabled": False, "payment_handlers": []}})
     assert not CommerceConfig.load().ucp_enabled and not PaymentHandler.objects.exists()
+
+
+class CartOnlyProvider(AcmeProvider):
+    """The demo's cart with the base provider's checkout defaults: no shipping, no discounts, no pay()."""
+
+    shipping_options = ShopProvider.shipping_options
+    discounts = ShopProvider.discounts
+    pay = ShopProvider.pay
+
+
+def test_a_shop_on_the_base_provider_hands_the_buyer_its_checkout_page(client, flower_shop, settings):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.CartOnlyProvider"}
+
+    names = {c["name"] for c in client.get("/.well-known/ucp").json()["ucp"]["capabilities"]}
+    assert names == {"dev.ucp.shopping.checkout", "dev.ucp.shopping.order", "dev.ucp.shopping.buyer_consent"}
+    answer = created(client, discounts={"codes": ["10OFF"]})
+    assert answer["status"] == "ready_for_complete" and "fulfillment" not in answer and total(answer) == 3500
+
+    answer = send(client, "post", f"/checkout-sessions/{answer['id']}/complete", payment()).json()
+
+    assert answer["status"] == "requires_escalation" and "order" not in answer
+    assert answer["continue_url"].startswith("http://testserver/checkout/")
+    assert Product.objects.get(public_id="bouquet_roses").stock == 1000  # the human has not paid yet
+
+
+def test_ucp_calls_are_audited_and_counted_by_operation(client, flower_shop):
+    AuditConfig.objects.update_or_create(pk=1, defaults={"enabled": True})
+    calls.take()
+    checkout_id = created(client, fulfillment=shipping("std-ship"))["id"]
+    send(client, "get", f"/checkout-sessions/{checkout_id}")
+    send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment())
+
+    checkout = CheckoutSession.objects.get(public_id=checkout_id)
+    assert list(checkout.agent_session.audit_events.order_by("seq").values_list("capability", flat=True)) == [
+        "session.create", "ucp.checkout.get", "ucp.checkout.complete"]
+    assert [call[1] for call in calls.take()] == ["ucp.checkout.create", "ucp.checkout.get", "ucp.checkout.complete"]

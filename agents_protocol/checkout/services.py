@@ -47,8 +47,8 @@ class Caller:
     session: object
     origin: str
 
-    def context(self, append_audit_event=None):
-        return CallContext(session=self.session, origin=self.origin, append_audit_event=append_audit_event)
+    def context(self):
+        return CallContext(session=self.session, origin=self.origin)
 
 
 def offers_shipping():
@@ -119,7 +119,9 @@ def ready_status(checkout):
 # Lines: the agent session's cart ------------------------------------------------------------------
 
 def set_lines(caller, checkout, wanted, currency):
-    """Make the cart hold `wanted` [(item_id, quantity)], then read its lines as the shop prices them."""
+    """Make the cart hold `wanted` [(item_id, quantity)], then read its lines as the shop prices them
+    (cart.view's lines have the declared shape, core/outputs.py CART_LINE: item_id, name,
+    unit_price, quantity, available …)."""
     quantities = {}
     for item_id, quantity in wanted:
         quantities[item_id] = quantities.get(item_id, 0) + quantity

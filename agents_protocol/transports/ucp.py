@@ -27,15 +27,13 @@ from agents_protocol.checkout import services
 from agents_protocol.checkout.models import CheckoutSession, CommerceConfig
 from agents_protocol.core.config import CapabilitySpec
 from agents_protocol.core.errors import not_found
-from agents_protocol.documents.interop import site_base
+from agents_protocol.core.conf import pipeline_steps
+from agents_protocol.http import steps
 from agents_protocol.http.authentication import AgentUser
-from agents_protocol.http.client import client_address
-from agents_protocol.http.exceptions import method_not_allowed, refusal_for, request_id_of
-from agents_protocol.http.parsers import check_declared_length
-from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.exceptions import method_not_allowed
+from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.http.responses import PipelineResponse
-from agents_protocol.http.sessions import create_session
 from agents_protocol.outbound import profiles
 from agents_protocol.transports import ucp_shapes
 
@@ -69,12 +67,6 @@ class CheckoutAuthentication(BaseAuthentication):
         return AgentUser(checkout.agent_session), checkout.agent_session
 
 
-def ucp_exception_handler(exc, context):
-    refusal = refusal_for(exc, request_id_of(context))
-    status = 409 if refusal.code in REPLAY_CONFLICT_CODES else refusal.status
-    return PipelineResponse(error_body(refusal), status=status, headers=refusal.headers)
-
-
 def error_body(refusal):
     """UCP's error: `messages` of type error with a code and severity, and `detail` (the
     sentence, as the conformance suite reads it) and `code`."""
@@ -90,20 +82,35 @@ def platform_profile(request):
     return profiles.platform_profile_of(request.META.get("HTTP_UCP_AGENT", ""))
 
 
+class UcpIdempotency(steps.Idempotency):
+    """UCP's Idempotency-Key: on its PUT (update) as well as its POSTs."""
+
+    methods = ("POST", "PUT")
+
+
 class UcpView(AgentView):
+    """UCP's principal is the checkout in the path, its idempotency covers PUT: the pipeline's
+    steps otherwise (STEP_CLASSES)."""
+
     checkout = None
-    idempotent_methods = ("POST", "PUT")  # UCP's update is a PUT
 
     def get_authenticators(self):
         return [CheckoutAuthentication()]
 
-    def get_exception_handler(self):
-        return ucp_exception_handler
+    def get_steps(self):
+        return [UcpIdempotency() if step is steps.Idempotency else step() for step in pipeline_steps.STEP_CLASSES]
+
+    def wire_refusal(self, response, exc):
+        """The refusal in UCP's error shape; a key reused for another request is UCP's 409."""
+        refusal = self.refusal
+        response.data = error_body(refusal)
+        if refusal.code in REPLAY_CONFLICT_CODES:
+            response.status_code = 409
+        return response
 
     def resolve(self, request, kind, target=None, action=""):
         if not CommerceConfig.load().ucp_enabled:
             raise not_found("This shop does not serve the Universal Commerce Protocol.")
-        check_declared_length(self.django_request)
         method = self.django_request.method
         name = OPERATIONS.get((kind, None if target is None else action, method))
         if name is None:
@@ -138,30 +145,26 @@ class UcpView(AgentView):
         operation, in one transaction that also marks the key as having changed something (so a
         retry after a lost answer is never run twice)."""
         body = self.body()
-        replay = self.replay_or_claim(request.auth, body)
-        if replay is not None:
-            return replay
         operation = {CREATE: self.create, UPDATE: self.update, COMPLETE: self.complete, CANCEL: self.cancel,
                      ORDER_UPDATE: self.update_order}[self.capability.name]
-        with transaction.atomic():
-            response = operation(body)
-            record_change = self.change_recorder(None)
-            if record_change is not None:
-                record_change()
-        return response
+
+        def handler(record_change):
+            with transaction.atomic():
+                response = operation(body)
+                if record_change is not None:
+                    record_change()
+            return response
+
+        # No parameters for the audit trail: a complete's body holds payment credentials.
+        return self.handled_call({}, body, handler)
 
     put = post
 
     def create(self, body):
         changes = ucp_shapes.checkout_changes(body, creating=True)
-        config = self.config
-        agent = {"agent_name": "UCP platform", "purpose": "UCP checkout session"}
-        session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
-                                         config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
-        checkout = services.open_checkout(services.Caller(config, session, self.origin), changes,
+        session, _token = self.open_session({"agent_name": "UCP platform", "purpose": "UCP checkout session"})
+        checkout = services.open_checkout(services.Caller(self.config, session, self.origin), changes,
                                           platform_profile_url=profile_url(self.agent))
-        self.agent_session = session
-        self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
         return self.answer(ucp_shapes.checkout_object(checkout, self.origin), status=201)
 
     def update(self, body):
