@@ -52,6 +52,7 @@ def assert_acp_error(response, status, code=None, param=None):
      "$.fulfillment_details.address"),
     ('{"currency": ' * 1000 + "1" + "}" * 1000, None, None),
     ('{"currency": NaN}', None, None),
+    (json.dumps(create_body(metadata={"n": [2**60]})), "invalid", "$.metadata.n[0]"),
 ])
 def test_malformed_bodies_are_400_and_change_nothing(acp, raw, code, param):
     assert_acp_error(acp.post("/checkout_sessions", raw=raw), 400, code, param)

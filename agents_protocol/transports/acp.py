@@ -46,6 +46,9 @@ OPERATIONS = {
     (True, "complete", "POST"): COMPLETE,
     (True, "cancel", "POST"): CANCEL,
 }
+# Each change's body: the spec's schema of it
+REQUEST_SCHEMAS = {CREATE: "CheckoutSessionCreateRequest", UPDATE: "CheckoutSessionUpdateRequest",
+                   COMPLETE: "CheckoutSessionCompleteRequest", CANCEL: "CancelSessionRequest"}
 # The core's refusal codes in ACP's words (its MessageError codes); others keep theirs.
 ACP_CODES = {"invalid_params": "invalid", "insufficient_stock": "out_of_stock", "checkout_incomplete": "missing"}
 NO_ADDRESS_LIMIT = 2**31 - 1  # a platform's checkouts are bounded by its own budget, not per address
@@ -174,6 +177,7 @@ class AcpView(AgentView):
             raise CapabilityError(400, "idempotency_key_required",
                                   "Idempotency-Key header is required on all POST requests.")
         body = self.body()
+        acp_shapes.validate(body, REQUEST_SCHEMAS[self.capability.name])
         operation = {CREATE: self.create, UPDATE: self.update, COMPLETE: self.complete,
                      CANCEL: self.cancel}[self.capability.name]
 
@@ -187,7 +191,7 @@ class AcpView(AgentView):
         return self.echoed(self.handled_call(acp_shapes.audited(body), canonical(body), handler))
 
     def create(self, body):
-        changes = acp_shapes.checkout_changes(body, creating=True)
+        changes = acp_shapes.checkout_changes(body)
         config, platform = self.config, self.platform
         Platform.objects.select_for_update().filter(pk=platform.pk).first()  # one create of a platform at a time
         refuse_over_budget(platform)
@@ -197,7 +201,7 @@ class AcpView(AgentView):
         return self.answer(checkout, status=201)
 
     def update(self, body):
-        changes = acp_shapes.checkout_changes(body, creating=False)
+        changes = acp_shapes.checkout_changes(body)
         return self.answer(services.update_checkout(self.caller(), self.checkout, changes))
 
     def complete(self, body):
@@ -213,7 +217,6 @@ class AcpView(AgentView):
         return self.answer(services.complete_checkout(self.caller(), checkout, instrument))
 
     def cancel(self, body):
-        acp_shapes.validate(body, "CancelSessionRequest")
         if self.checkout.is_final:
             raise CapabilityError(405, "invalid", f"A {acp_shapes.STATUSES[self.checkout.status]} checkout session "
                                                   "cannot be canceled.", headers={"Allow": "POST, OPTIONS"})
