@@ -70,13 +70,13 @@ the page; tokens, ids and times differ on each run).
 ## Error codes
 
 Agents branch on `code` and `status` and may show `error` to a human. PactSpec answers the same
-envelope; A2A a JSON-RPC error carrying the code; UCP its error shape ([interop.md](interop.md)). *(shop)* codes come
+envelope; A2A a JSON-RPC error carrying the code; UCP and ACP their error shapes ([interop.md](interop.md)). *(shop)* codes come
 from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop may add its own.
 
 | status | code | when | what the agent should do |
 |---|---|---|---|
 | 308 | `https_required` | plain HTTP to an agent path of an HTTPS site | send the same request to `Location` |
-| 400 | `invalid_params` | a parameter is missing, of the wrong type or outside its rules; `fields` names each | fix the parameters named in `fields` |
+| 400 | `invalid_params` | a parameter is missing, of the wrong type or outside its rules; `fields` (ACP: `param`) names each | fix the parameters named in `fields` |
 | 400 | `invalid_json` | the body is not one JSON object (or has NaN, a key twice, nesting past 32 levels, a lone surrogate) | send one JSON object |
 | 400 | `invalid_request` | a malformed request: a bad `Content-Length`, an unexpected `Host`, too many parameters, HTTP gunicorn cannot read; a provider's `bad_request()` | send a well-formed request to the site's host |
 | 400 | `invalid_idempotency_key` | the `Idempotency-Key` is not 1 to 255 visible ASCII characters without commas | send a UUID, or no key |
@@ -90,12 +90,20 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 400 | `variant_required` | *(shop)* `cart.add` of an item sold only as one of its variants | add one of the `variants` that `detail` lists |
 | 400 | `version_unsupported` | *(UCP)* the `UCP-Agent` header names a newer protocol version than this business | send the profile's version |
 | 400 | `invalid_profile` | *(UCP)* the profile `UCP-Agent` names is private, slow, too large or not a profile | serve it publicly, small and fast |
-| 400 | `checkout_incomplete` | *(UCP)* complete without line items, or without the shipping address and option chosen | update the checkout first |
-| 402 | `payment_declined` | *(UCP)* the payment handler declined the instrument | pay with another instrument |
+| 400 | `checkout_incomplete` | *(UCP, ACP)* complete without line items, or without the shipping address and option chosen | update the checkout first |
+| 400 | `missing_api_version` | *(ACP)* no `API-Version` header; the answer lists `supported_versions` | send one of them |
+| 400 | `unsupported_api_version` | *(ACP)* an `API-Version` the shop does not serve; `supported_versions` lists those it does | send one of them |
+| 400 | `idempotency_key_required` | *(ACP)* a POST without `Idempotency-Key` | send a new UUID |
+| 400 | `missing` | *(ACP)* a session's message: the address or shipping option is still to choose | update the checkout |
+| 400 | `requires_3ds` | *(ACP)* complete of a session awaiting 3-D Secure, without `authentication_result` | authenticate the buyer, send the result |
+| 402 | `payment_declined` | *(UCP, ACP)* the payment handler declined the instrument | pay with another instrument |
 | 401 | `session_required` | the capability needs a session and no token was sent | create a session and send its token |
 | 401 | `session_invalid` | the token is no session's, or `Authorization` is not `Bearer <token>` | create a new session |
 | 401 | `session_expired` | the session's `ttl_seconds` have passed | create a new session |
 | 401 | `session_ended` | the session was ended (DELETE, or a key rotation) | create a new session |
+| 401 | `api_key_required` | *(ACP)* no `Authorization: Bearer <key>` | send the platform's key |
+| 401 | `invalid_api_key` | *(ACP)* a key unknown, revoked or expired, or its platform turned off | ask the shop for a key |
+| 401 | `invalid_signature` | *(ACP)* a signing platform's request without a valid `Signature`, or a `Timestamp` 5 minutes off | sign again, with the current time |
 | 403 | `wrong_simulation_secret` | *(UCP, tests)* `/testing/simulate-shipping/{id}` without the site's `Simulation-Secret` | send the configured secret |
 | 403 | `forbidden_origin` | an MCP request from a browser page of another site | call from outside the browser, or the site's origin |
 | 404 | `not_found` | no capability at this path, or the shop found nothing for the call | read endpoints from agents.json |
@@ -106,6 +114,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 404 | `unknown_session` | no audit trail for this session id and token, or no session for an inspector secret | send the session's own token |
 | 404 | `method_not_found` | an MCP method other than `initialize`, `ping`, `tools/list`, `tools/call` | list and call tools |
 | 405 | `method_not_allowed` | the endpoint does not take this method; `Allow` lists those it does | use a method from `Allow` |
+| 405 | `cancel_not_allowed` | *(ACP)* cancel of a completed or canceled checkout session | start a new checkout |
 | 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
 | 409 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add an item first |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again |
@@ -122,6 +131,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 425 | `session_live` | the audit trail of a session that has not ended yet | end the session, then fetch the trail |
 | 429 | `rate_limited` | over `requests_per_minute`, or a capability's `calls_per_hour` | wait `Retry-After` seconds |
 | 429 | `too_many_sessions` | this address has `max_sessions` live sessions, none idle 5 minutes (one that is ends) | end a session you no longer use, or wait `Retry-After` seconds |
+| 429 | `too_many_checkouts` | *(ACP)* the platform holds its `max_open_checkouts` open sessions | complete or cancel some |
 | 431 | `headers_too_large` | the header block is over `MAX_HEADER_BYTES` (8192 bytes) | send only the headers the API reads |
 | 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote `X-Request-ID` |
 | 501 | `not_implemented` | the capability has no handler here, or the provider does not implement it | do not retry; use another capability |

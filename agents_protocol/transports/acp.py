@@ -49,8 +49,6 @@ OPERATIONS = {
 # Each change's body: the spec's schema of it
 REQUEST_SCHEMAS = {CREATE: "CheckoutSessionCreateRequest", UPDATE: "CheckoutSessionUpdateRequest",
                    COMPLETE: "CheckoutSessionCompleteRequest", CANCEL: "CancelSessionRequest"}
-# The core's refusal codes in ACP's words (its MessageError codes); others keep theirs.
-ACP_CODES = {"invalid_params": "invalid", "insufficient_stock": "out_of_stock", "checkout_incomplete": "missing"}
 NO_ADDRESS_LIMIT = 2**31 - 1  # a platform's checkouts are bounded by its own budget, not per address
 MAX_ECHO_LENGTH = 255
 
@@ -61,7 +59,7 @@ def error_body(refusal):
     """ACP's flat Error for a refusal: its `param` is the one JSONPath the refusal names, if any."""
     kind = ("service_unavailable" if refusal.status == 503 else "processing_error" if refusal.status >= 500
             else "invalid_request")
-    body = {"type": kind, "code": ACP_CODES.get(refusal.code, refusal.code), "message": refusal.message}
+    body = {"type": kind, "code": refusal.code, "message": refusal.message}
     if refusal.fields and len(refusal.fields) == 1 and next(iter(refusal.fields)).startswith("$"):
         body["param"] = next(iter(refusal.fields))
     return body
@@ -218,7 +216,7 @@ class AcpView(AgentView):
 
     def cancel(self, body):
         if self.checkout.is_final:
-            raise CapabilityError(405, "invalid", f"A {acp_shapes.STATUSES[self.checkout.status]} checkout session "
+            raise CapabilityError(405, "cancel_not_allowed", f"A {acp_shapes.STATUSES[self.checkout.status]} checkout session "
                                                   "cannot be canceled.", headers={"Allow": "POST, OPTIONS"})
         return self.answer(services.cancel_checkout(self.checkout))
 
