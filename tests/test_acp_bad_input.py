@@ -124,3 +124,9 @@ def test_no_payment_credential_reaches_the_audit_trail(acp):
     acp.post(f"/checkout_sessions/{checkout['id']}/complete", pay_body("success_token"))
     trail = json.dumps(list(AuditEvent.objects.values_list("params", flat=True)))
     assert "success_token" not in trail and AuditEvent.objects.exists()
+
+
+def test_a_timestamp_that_is_no_rfc_3339_time_is_400_signed_or_not(acp):
+    assert_acp_error(acp.post("/checkout_sessions", create_body(), Timestamp="yesterday"), 400, "invalid_request")
+    assert acp.post("/checkout_sessions", create_body(), Timestamp="2026-04-17T10:30:00Z").status_code == 201
+    assert CheckoutSession.objects.count() == 1

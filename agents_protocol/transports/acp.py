@@ -32,6 +32,7 @@ from agents_protocol.http.exceptions import method_not_allowed
 from agents_protocol.http.idempotency import HEADER as IDEMPOTENCY_HEADER
 from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
+from agents_protocol.platforms import signatures
 from agents_protocol.platforms.authentication import PlatformKeyAuthentication
 from agents_protocol.platforms.models import Platform
 from agents_protocol.transports import acp_shapes
@@ -120,6 +121,9 @@ class AcpView(AgentView):
         self.capability = CapabilitySpec(name=name, endpoint=self.django_request.path, method=method,
                                          requires_session=False)
         self.check_version()
+        timestamp = self.django_request.META.get("HTTP_TIMESTAMP")
+        if timestamp is not None and signatures.parsed_timestamp(timestamp) is None:  # signed or not
+            raise CapabilityError(400, "invalid_request", signatures.TIMESTAMP_FORMAT)
         self.target = target
         if target is not None:
             self.checkout = (CheckoutSession.objects.select_related("agent_session")
