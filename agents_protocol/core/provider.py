@@ -209,6 +209,17 @@ class ShopProvider:
     # without shipping options declares no fulfillment, without discounts no discount codes, and
     # without pay() every completion hands the buyer to the checkout page (requires escalation).
 
+    @property
+    def offers_shipping(self) -> bool:
+        """Whether checkouts ship (the profile then declares fulfillment): here, whether the
+        provider has shipping_options. A provider whose shop may have none overrides it."""
+        return implements(type(self), "shipping_options")
+
+    @property
+    def offers_discounts(self) -> bool:
+        """Whether checkouts take discount codes: here, whether the provider has discounts."""
+        return implements(type(self), "discounts")
+
     def shipping_options(self, context: CallContext, *, destination: dict, lines: list, subtotal,
                          currency: str) -> list[ShippingOption]:
         """How the shop ships `lines` ({"item_id", "quantity", …}) to `destination` (schema.org
