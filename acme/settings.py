@@ -341,6 +341,9 @@ AGENTS_PROTOCOL = {
     "OUTBOUND_ALLOWED_NETWORKS": env_list("OUTBOUND_ALLOWED_NETWORKS", []),
     # A task backend outside the database (RQ) cannot take part in the order change's transaction.
     "WEBHOOK_ENQUEUE_ON_COMMIT": bool(REDIS_URL),
+    # How long an undelivered order event is retried (a site serving the UCP conformance suite, whose
+    # webhook receiver listens only during its webhook tests, keeps this to a few seconds).
+    "WEBHOOK_MAX_AGE_SECONDS": env_int("WEBHOOK_MAX_AGE_SECONDS", 24 * 3600, minimum=1),
     "DEFAULT_SITE": {
         "name": "Acme Ceramics",
         "description": "Handmade ceramic mugs, bowls, vases, plates and planters",
