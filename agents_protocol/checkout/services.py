@@ -243,8 +243,8 @@ def shipping(checkout):
 
 
 def price(caller, checkout):
-    """The discounts the shop gives for the checkout's codes; asked with no codes too, so a shop
-    that keeps them on its cart (Oscar's basket vouchers) lets go of the ones taken off."""
+    """The discounts the shop gives for the checkout's codes and without one; asked with no codes
+    too, so a shop that keeps codes on its cart (Oscar's vouchers) lets go of those taken off."""
     if not (offers_discounts() and checkout.lines):
         checkout.applied_discounts = []
         return

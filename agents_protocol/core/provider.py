@@ -118,9 +118,10 @@ class ShippingOption:
 
 @dataclass(frozen=True)
 class Discount:
-    """A discount code the shop accepted, and what it takes off (a Decimal, in the checkout's currency)."""
+    """A discount code the shop accepted, or None for one it gives by itself (a promotion), and
+    what it takes off (a Decimal, in the checkout's currency)."""
 
-    code: str
+    code: str | None
     title: str
     amount: Any
 
@@ -228,7 +229,8 @@ class ShopProvider:
         return []
 
     def discounts(self, context: CallContext, *, codes: list, subtotal, currency: str) -> list[Discount]:
-        """The codes of `codes` the shop accepts, in order, with what each takes off; others are left out."""
+        """The codes of `codes` the shop accepts, in order, with what each takes off (others are
+        left out), and the discounts it gives without a code."""
         return []
 
     def buyer_addresses(self, context: CallContext, *, email: str) -> list[dict]:

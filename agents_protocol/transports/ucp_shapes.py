@@ -213,9 +213,15 @@ def checkout_object(checkout, origin):
     if services.offers_shipping() and (checkout.fulfillment_requested or checkout.destinations):
         answer["fulfillment"] = {"methods": [shipping_method(checkout)]}
     if services.offers_discounts():
-        answer["discounts"] = {"codes": checkout.discount_codes, "applied": [
-            {**applied, "amount": minor(applied["amount"], checkout.currency)} for applied in checkout.applied_discounts]}
+        answer["discounts"] = {"codes": checkout.discount_codes,
+                               "applied": [applied_discount(a, checkout.currency) for a in checkout.applied_discounts]}
     return answer
+
+
+def applied_discount(applied, currency):
+    """UCP's applied discount: its code, or `automatic` for one the shop gave without a code."""
+    return {**({"code": applied["code"]} if applied["code"] else {"automatic": True}), "title": applied["title"],
+            "amount": minor(applied["amount"], currency)}
 
 
 def checkout_links(origin):

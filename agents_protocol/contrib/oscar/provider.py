@@ -6,13 +6,14 @@ Products come from Oscar's catalogue (standalone and parent products are listed;
 children are its variants), prices and stock from the shop's strategy, the cart is an Oscar
 basket per agent session, checkout hands that basket to a human in Oscar's own checkout and
 order.status reads the order Oscar placed for it. UCP checkouts ship with Oscar's shipping
-methods and take its vouchers (shipping.py, vouchers.py). Subclass it to change one part.
+methods and get its vouchers and site offers (shipping.py, offers.py). Subclass it to change one
+part.
 """
 from django.conf import settings
 from django.core.mail import EmailMessage
 from django.urls import reverse
 
-from agents_protocol.contrib.oscar import baskets, catalogue, handoffs, shipping, vouchers
+from agents_protocol.contrib.oscar import baskets, catalogue, handoffs, offers, shipping
 from agents_protocol.contrib.oscar.conf import oscar_settings
 from agents_protocol.contrib.oscar.models import AgentBasket
 from agents_protocol.core.errors import CapabilityError
@@ -102,15 +103,15 @@ class OscarProvider(ShopProvider):
 
     @property
     def offers_discounts(self):
-        return vouchers.exist()
+        return offers.exist()
 
     def shipping_options(self, context: CallContext, *, destination, lines, subtotal, currency):
         return [ShippingOption(id=method.code, title=str(method.name), amount=charge)
                 for method, charge in shipping.methods(context.session, destination)]
 
     def discounts(self, context: CallContext, *, codes, subtotal, currency):
-        return [Discount(code=code, title=voucher.name, amount=amount)
-                for code, voucher, amount in vouchers.apply(context.session, codes)]
+        return [Discount(code=code, title=title, amount=amount)
+                for code, title, amount in offers.apply(context.session, codes)]
 
     # The answers' shapes; override to add fields.
 

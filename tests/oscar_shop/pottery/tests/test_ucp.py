@@ -47,6 +47,15 @@ def make_voucher(code, percent, *, items_needed=1, ends_in=timedelta(days=30)):
     return voucher
 
 
+def make_site_offer(percent):
+    """An offer Oscar applies to every basket by itself: `percent` off everything."""
+    everything = Range.objects.create(name="Everything on sale", includes_all_products=True)
+    return ConditionalOffer.objects.create(
+        name=f"Kiln sale: {percent}% off", offer_type=ConditionalOffer.SITE,
+        condition=Condition.objects.create(range=everything, type=Condition.COUNT, value=1),
+        benefit=Benefit.objects.create(range=everything, type=Benefit.PERCENTAGE, value=percent))
+
+
 def make_charge(name, per_order, per_item, *countries):
     charge = OrderAndItemCharges.objects.create(name=name, price_per_order=Decimal(per_order),
                                                 price_per_item=Decimal(per_item))
@@ -162,6 +171,27 @@ class UcpCheckoutTests(TestCase):
         answer = self.update(answer, discounts={"codes": []})
         self.assertEqual((answer["discounts"]["applied"], total(answer)), ([], 4800))
         self.assertFalse(self.agent_basket().vouchers.exists())
+
+    def test_a_site_offer_is_a_discount_without_a_code(self):
+        self.assertNotIn(DISCOUNT, self.declared())
+        make_site_offer(5)
+        self.assertIn(DISCOUNT, self.declared())
+
+        answer = self.create(fulfillment=fulfillment())
+
+        self.assertEqual(answer["discounts"], {"codes": [], "applied": [
+            {"automatic": True, "title": "Kiln sale: 5% off", "amount": 288}]})  # 2.40 + 20 %
+        self.assertEqual(total(answer), self.oscar_total())
+        make_voucher("KILN10", 10)  # Oscar does not combine it with the sale on the same items
+        answer = self.update(answer, discounts={"codes": ["KILN10"]})
+        self.assertEqual(total(answer, "discount"), sum(d["amount"] for d in answer["discounts"]["applied"]))
+        self.assertEqual(total(answer), self.oscar_total())
+
+    def oscar_total(self):
+        """What Oscar charges for the agent's basket, before shipping, in pence."""
+        basket = self.agent_basket()
+        Applicator().apply(basket, AnonymousUser())
+        return int(basket.total_incl_tax * 100)
 
     def test_no_options_where_the_shop_does_not_ship(self):
         make_charge("Royal Mail", "3.00", "1.00", "GB")
