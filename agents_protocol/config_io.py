@@ -130,8 +130,7 @@ def export_config():
         "ucp": {"enabled": CommerceConfig.load().ucp_enabled, "payment_handlers": [
             {**{name: getattr(h, name) for name in PAYMENT_HANDLER_TEXTS}, "instrument_schemas": h.instrument_schemas,
              "config": h.config} for h in PaymentHandler.objects.all()],
-                "links": [{name: getattr(link, name) for name in CHECKOUT_LINK_TEXTS}
-                          for link in CheckoutLink.objects.all()]},
+            "links": [{name: getattr(link, name) for name in CHECKOUT_LINK_TEXTS} for link in CheckoutLink.objects.all()]},
         "capabilities": [_export_capability(c) for c in config.capabilities],
         "flows": [{"name": f.name, "description": f.description, "steps": list(f.steps)} for f in config.flows],
     }
