@@ -52,11 +52,13 @@ ALLOWED_DYNAMIC = {
         # with it, or picked by rpc_refusal() and session_refusal()); the protocol's code goes into
         # the error's data as error.code, collected where the McpError or the refusal was made.
         "JSON-RPC's numeric error code, carried by the McpError",
+    ("agents_protocol/transports/ucp_shapes.py", "applied_discount"):
+        "UCP's applied discount: its code is the voucher code the platform sent",
 }
 
 # Callees that take a `code=` which is no answer of the API (Django's validation of admin forms,
-# the activity page's filter on recorded calls).
-NOT_API_CALLEES = {"ValidationError", "RegexValidator", "CommandError", "calls_in"}
+# the activity page's filter on recorded calls, a discount's voucher code and its lookup).
+NOT_API_CALLEES = {"ValidationError", "RegexValidator", "CommandError", "calls_in", "Discount", "filter"}
 
 
 # --------------------------------------------------------------------------- the collector

@@ -23,7 +23,7 @@ from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.provider import PaymentInstrument
 from agents_protocol.documents.ucp_profile import payment_handlers
-from agents_protocol.transports.ucp_shapes import minor
+from agents_protocol.transports.ucp_shapes import checkout_links, minor
 
 VERSION = "2026-04-17"
 SCHEMA_FILE = Path(__file__).parent / "acp_schemas" / "schema.agentic_checkout.json"
@@ -43,6 +43,10 @@ ADDRESS_FIELDS = {"name": "full_name", "line_one": "street_address", "line_two":
                   "country": "address_country"}
 # Test handlers (config "test_mode": true) are the only ones a test-mode platform is offered.
 TEST_MODE_FLAG = "test_mode"
+# The checkout links admin lists, in ACP's Link types (UCP's names where they differ); others are left out.
+LINK_TYPES = {"terms_of_service": "terms_of_use", "refund_policy": "return_policy", **{
+    kind: kind for kind in ("terms_of_use", "privacy_policy", "return_policy", "shipping_policy", "contact_us",
+                            "about_us", "faq", "support")}}
 MAX_SAFE_INTEGER = 2**53 - 1
 
 
@@ -193,6 +197,10 @@ def fulfillment_details(checkout):
     return details
 
 
+def links(origin):
+    return [{**link, "type": LINK_TYPES[link["type"]]} for link in checkout_links(origin) if link["type"] in LINK_TYPES]
+
+
 def messages(checkout):
     """What the platform may fix itself, and what an escalated or canceled checkout means."""
     status = checkout.status
@@ -221,7 +229,7 @@ def checkout_object(checkout, origin, platform, intervention_types):
         "fulfillment_options": fulfillment_options(checkout),
         "totals": totals(checkout),
         "messages": messages(checkout),
-        "links": [],
+        "links": links(origin),
         "created_at": iso_utc(checkout.created_at),
         "updated_at": iso_utc(checkout.updated_at),
         "expires_at": iso_utc(checkout.agent_session.expires_at),
