@@ -40,18 +40,19 @@ def assert_acp_error(response, status, code=None, param=None):
 
 @pytest.mark.parametrize("raw, code, param", [
     ('{"currency": "usd", "line_items": [', "invalid_json", None),
-    ("[1, 2]", "invalid", "$"),
-    ('"a string"', "invalid", "$"),
-    (json.dumps({**create_body(), "price_override": 1}), "invalid", "$"),
-    (json.dumps({**create_body(), "line_items": {"id": "bouquet_roses"}}), "invalid", "$.line_items"),
-    (json.dumps({**create_body(), "line_items": []}), "invalid", "$.line_items"),
-    (json.dumps({**create_body(), "line_items": [{"id": 7}]}), "invalid", "$.line_items[0].id"),
-    (json.dumps({**create_body(), "buyer": {"email": "not-an-email"}}), "invalid", "$.buyer.email"),
-    (json.dumps({key: value for key, value in create_body().items() if key != "currency"}), "invalid", "$"),
-    (json.dumps({**create_body(), "fulfillment_details": {"address": {"line_one": 5}}}), "invalid",
+    ("[1, 2]", "invalid_params", "$"),
+    ('"a string"', "invalid_params", "$"),
+    (json.dumps({**create_body(), "price_override": 1}), "invalid_params", "$"),
+    (json.dumps({**create_body(), "line_items": {"id": "bouquet_roses"}}), "invalid_params", "$.line_items"),
+    (json.dumps({**create_body(), "line_items": []}), "invalid_params", "$.line_items"),
+    (json.dumps({**create_body(), "line_items": [{"id": 7}]}), "invalid_params", "$.line_items[0].id"),
+    (json.dumps({**create_body(), "buyer": {"email": "not-an-email"}}), "invalid_params", "$.buyer.email"),
+    (json.dumps({key: value for key, value in create_body().items() if key != "currency"}), "invalid_params", "$"),
+    (json.dumps({**create_body(), "fulfillment_details": {"address": {"line_one": 5}}}), "invalid_params",
      "$.fulfillment_details.address"),
     ('{"currency": ' * 1000 + "1" + "}" * 1000, None, None),
     ('{"currency": NaN}', None, None),
+    (json.dumps(create_body(metadata={"n": [2**60]})), "invalid_params", "$.metadata.n[0]"),
 ])
 def test_malformed_bodies_are_400_and_change_nothing(acp, raw, code, param):
     assert_acp_error(acp.post("/checkout_sessions", raw=raw), 400, code, param)
@@ -59,8 +60,8 @@ def test_malformed_bodies_are_400_and_change_nothing(acp, raw, code, param):
 
 
 def test_unknown_or_out_of_stock_items_are_400_naming_the_reason(acp):
-    assert_acp_error(acp.post("/checkout_sessions", create_body("pink_wumpus")), 400, "invalid")
-    assert_acp_error(acp.post("/checkout_sessions", create_body("gardenias")), 400, "out_of_stock")
+    assert_acp_error(acp.post("/checkout_sessions", create_body("pink_wumpus")), 400, "invalid_params")
+    assert_acp_error(acp.post("/checkout_sessions", create_body("gardenias")), 400, "insufficient_stock")
     assert not CheckoutSession.objects.exists()
 
 
@@ -105,13 +106,13 @@ def test_wrong_ids_methods_and_paths(acp, client):
 def test_payment_data_of_the_wrong_shape_or_handler_is_400_and_pays_nothing(acp):
     checkout = acp.create()
     path = f"/checkout_sessions/{checkout['id']}/complete"
-    assert_acp_error(acp.post(path, {"payment_data": {"purchase_order_number": "PO-1"}}), 400, "invalid",
+    assert_acp_error(acp.post(path, {"payment_data": {"purchase_order_number": "PO-1"}}), 400, "invalid_params",
                      "$.payment_data")
     assert_acp_error(acp.post(path, {"payment_data": {"handler_id": "x", "instrument": {"type": "card"}}}), 400,
-                     "invalid")
-    assert_acp_error(acp.post(path, pay_body(handler_id="no_such_handler")), 400, "invalid",
+                     "invalid_params")
+    assert_acp_error(acp.post(path, pay_body(handler_id="no_such_handler")), 400, "invalid_params",
                      "$.payment_data.handler_id")
-    assert_acp_error(acp.post(path, pay_body()), 400, "missing")  # no address and shipping yet
+    assert_acp_error(acp.post(path, pay_body()), 400, "checkout_incomplete")  # no address and shipping yet
     stored = CheckoutSession.objects.get(public_id=checkout["id"])
     assert stored.status == CheckoutSession.Status.OPEN and not stored.order_id
 
@@ -123,3 +124,9 @@ def test_no_payment_credential_reaches_the_audit_trail(acp):
     acp.post(f"/checkout_sessions/{checkout['id']}/complete", pay_body("success_token"))
     trail = json.dumps(list(AuditEvent.objects.values_list("params", flat=True)))
     assert "success_token" not in trail and AuditEvent.objects.exists()
+
+
+def test_a_timestamp_that_is_no_rfc_3339_time_is_400_signed_or_not(acp):
+    assert_acp_error(acp.post("/checkout_sessions", create_body(), Timestamp="yesterday"), 400, "invalid_request")
+    assert acp.post("/checkout_sessions", create_body(), Timestamp="2026-04-17T10:30:00Z").status_code == 201
+    assert CheckoutSession.objects.count() == 1

@@ -3,7 +3,7 @@ minor units, shipping options, payment outcomes, 3-D Secure, the redirect to the
 API-Version, Idempotency-Key (§6), Request-Id, and discovery."""
 import pytest
 
-from agents_protocol.checkout.models import CheckoutSession, CommerceConfig
+from agents_protocol.checkout.models import CheckoutLink, CheckoutSession, CommerceConfig
 from agents_protocol.core.models import AgentSession
 from tests.acp_support import (
     ADDRESS,
@@ -182,3 +182,12 @@ def test_discovery_follows_the_admin_switch_and_is_listed_in_llms_txt(client, sh
     commerce.save()
     assert client.get("/.well-known/acp.json").status_code == 404
     assert "/.well-known/acp.json" not in client.get("/llms.txt").content.decode()
+
+
+def test_the_checkout_links_admin_lists_in_acps_link_types(acp):
+    CheckoutLink.objects.create(type="terms_of_service", url="/terms/", position=0)
+    CheckoutLink.objects.create(type="privacy_policy", url="https://example.com/privacy", title="Privacy", position=1)
+    CheckoutLink.objects.create(type="loyalty_program", url="/loyalty/", position=2)  # no ACP type: left out
+    assert acp.create()["links"] == [
+        {"type": "terms_of_use", "url": "http://testserver/terms/"},
+        {"type": "privacy_policy", "url": "https://example.com/privacy", "title": "Privacy"}]

@@ -18,10 +18,20 @@ from nacl.signing import VerifyKey
 from agents_protocol.platforms.models import ed25519_public_key
 
 MAX_CLOCK_SKEW = timedelta(minutes=5)
+TIMESTAMP_FORMAT = "Timestamp must be an RFC 3339 date-time with a time zone."
 
 
 class SignatureRefused(Exception):
     """Why a request's signature is refused (the sentence is the refusal's)."""
+
+
+def parsed_timestamp(timestamp):
+    """The aware datetime an RFC 3339 `Timestamp` header says, else None."""
+    try:
+        moment = parse_datetime(timestamp.strip())
+    except ValueError:
+        return None
+    return moment if moment is not None and moment.tzinfo is not None else None
 
 
 def canonical_body(raw_body):
@@ -43,12 +53,9 @@ def verify(signing_key, signature, timestamp, raw_body, now=None):
     `timestamp` is within MAX_CLOCK_SKEW of now."""
     if not signature or not timestamp:
         raise SignatureRefused("This platform signs its requests: send Signature and Timestamp headers.")
-    try:
-        moment = parse_datetime(timestamp)
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise SignatureRefused("Timestamp must be an RFC 3339 date-time with a time zone.")
+    moment = parsed_timestamp(timestamp)
+    if moment is None:
+        raise SignatureRefused(TIMESTAMP_FORMAT)
     if abs((now or timezone.now()) - moment) > MAX_CLOCK_SKEW:
         raise SignatureRefused(f"Timestamp is more than {int(MAX_CLOCK_SKEW.total_seconds())} seconds from "
                                "the server's clock; sign the request again.")

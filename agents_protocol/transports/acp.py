@@ -32,6 +32,7 @@ from agents_protocol.http.exceptions import method_not_allowed
 from agents_protocol.http.idempotency import HEADER as IDEMPOTENCY_HEADER
 from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
+from agents_protocol.platforms import signatures
 from agents_protocol.platforms.authentication import PlatformKeyAuthentication
 from agents_protocol.platforms.models import Platform
 from agents_protocol.transports import acp_shapes
@@ -46,8 +47,9 @@ OPERATIONS = {
     (True, "complete", "POST"): COMPLETE,
     (True, "cancel", "POST"): CANCEL,
 }
-# The core's refusal codes in ACP's words (its MessageError codes); others keep theirs.
-ACP_CODES = {"invalid_params": "invalid", "insufficient_stock": "out_of_stock", "checkout_incomplete": "missing"}
+# Each change's body: the spec's schema of it
+REQUEST_SCHEMAS = {CREATE: "CheckoutSessionCreateRequest", UPDATE: "CheckoutSessionUpdateRequest",
+                   COMPLETE: "CheckoutSessionCompleteRequest", CANCEL: "CancelSessionRequest"}
 NO_ADDRESS_LIMIT = 2**31 - 1  # a platform's checkouts are bounded by its own budget, not per address
 MAX_ECHO_LENGTH = 255
 
@@ -58,7 +60,7 @@ def error_body(refusal):
     """ACP's flat Error for a refusal: its `param` is the one JSONPath the refusal names, if any."""
     kind = ("service_unavailable" if refusal.status == 503 else "processing_error" if refusal.status >= 500
             else "invalid_request")
-    body = {"type": kind, "code": ACP_CODES.get(refusal.code, refusal.code), "message": refusal.message}
+    body = {"type": kind, "code": refusal.code, "message": refusal.message}
     if refusal.fields and len(refusal.fields) == 1 and next(iter(refusal.fields)).startswith("$"):
         body["param"] = next(iter(refusal.fields))
     return body
@@ -119,6 +121,9 @@ class AcpView(AgentView):
         self.capability = CapabilitySpec(name=name, endpoint=self.django_request.path, method=method,
                                          requires_session=False)
         self.check_version()
+        timestamp = self.django_request.META.get("HTTP_TIMESTAMP")
+        if timestamp is not None and signatures.parsed_timestamp(timestamp) is None:  # signed or not
+            raise CapabilityError(400, "invalid_request", signatures.TIMESTAMP_FORMAT)
         self.target = target
         if target is not None:
             self.checkout = (CheckoutSession.objects.select_related("agent_session")
@@ -174,6 +179,7 @@ class AcpView(AgentView):
             raise CapabilityError(400, "idempotency_key_required",
                                   "Idempotency-Key header is required on all POST requests.")
         body = self.body()
+        acp_shapes.validate(body, REQUEST_SCHEMAS[self.capability.name])
         operation = {CREATE: self.create, UPDATE: self.update, COMPLETE: self.complete,
                      CANCEL: self.cancel}[self.capability.name]
 
@@ -187,7 +193,7 @@ class AcpView(AgentView):
         return self.echoed(self.handled_call(acp_shapes.audited(body), canonical(body), handler))
 
     def create(self, body):
-        changes = acp_shapes.checkout_changes(body, creating=True)
+        changes = acp_shapes.checkout_changes(body)
         config, platform = self.config, self.platform
         Platform.objects.select_for_update().filter(pk=platform.pk).first()  # one create of a platform at a time
         refuse_over_budget(platform)
@@ -197,7 +203,7 @@ class AcpView(AgentView):
         return self.answer(checkout, status=201)
 
     def update(self, body):
-        changes = acp_shapes.checkout_changes(body, creating=False)
+        changes = acp_shapes.checkout_changes(body)
         return self.answer(services.update_checkout(self.caller(), self.checkout, changes))
 
     def complete(self, body):
@@ -213,9 +219,8 @@ class AcpView(AgentView):
         return self.answer(services.complete_checkout(self.caller(), checkout, instrument))
 
     def cancel(self, body):
-        acp_shapes.validate(body, "CancelSessionRequest")
         if self.checkout.is_final:
-            raise CapabilityError(405, "invalid", f"A {acp_shapes.STATUSES[self.checkout.status]} checkout session "
+            raise CapabilityError(405, "cancel_not_allowed", f"A {acp_shapes.STATUSES[self.checkout.status]} checkout session "
                                                   "cannot be canceled.", headers={"Allow": "POST, OPTIONS"})
         return self.answer(services.cancel_checkout(self.checkout))
 

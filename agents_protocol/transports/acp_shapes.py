@@ -23,7 +23,7 @@ from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.provider import PaymentInstrument
 from agents_protocol.documents.ucp_profile import payment_handlers
-from agents_protocol.transports.ucp_shapes import minor
+from agents_protocol.transports.ucp_shapes import checkout_links, minor
 
 VERSION = "2026-04-17"
 SCHEMA_FILE = Path(__file__).parent / "acp_schemas" / "schema.agentic_checkout.json"
@@ -43,6 +43,11 @@ ADDRESS_FIELDS = {"name": "full_name", "line_one": "street_address", "line_two":
                   "country": "address_country"}
 # Test handlers (config "test_mode": true) are the only ones a test-mode platform is offered.
 TEST_MODE_FLAG = "test_mode"
+# The checkout links admin lists, in ACP's Link types (UCP's names where they differ); others are left out.
+LINK_TYPES = {"terms_of_service": "terms_of_use", "refund_policy": "return_policy", **{
+    kind: kind for kind in ("terms_of_use", "privacy_policy", "return_policy", "shipping_policy", "contact_us",
+                            "about_us", "faq", "support")}}
+MAX_SAFE_INTEGER = 2**53 - 1
 
 
 @lru_cache(maxsize=8)
@@ -62,8 +67,24 @@ def invalid(message, param="$"):
     return CapabilityError(400, "invalid_params", message, fields={param: message})
 
 
+def unsafe_number(value, parts=()):
+    """The path of the first integer in `value` outside I-JSON's safe range (RFC 7493), else None:
+    the audit trail's canonical JSON (RFC 8785), like many platforms' parsers, cannot hold it."""
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return parts if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER \
+            else None
+    return next((found for key, item in items if (found := unsafe_number(item, (*parts, key))) is not None), None)
+
+
 def validate(body, schema_name):
     """400 `invalid` naming the first place `body` breaks the spec's `schema_name`."""
+    unsafe = unsafe_number(body)
+    if unsafe is not None:
+        raise invalid(f"{json_path(unsafe)}: integers are at most 2^53 - 1 in size.", json_path(unsafe))
     error = best_match(schema_validator(schema_name).iter_errors(body))
     if error is not None:
         param = json_path(error.absolute_path)
@@ -72,9 +93,8 @@ def validate(body, schema_name):
 
 # Requests ------------------------------------------------------------------------------------------
 
-def checkout_changes(body, *, creating):
-    """The Changes a create or update body asks for."""
-    validate(body, "CheckoutSessionCreateRequest" if creating else "CheckoutSessionUpdateRequest")
+def checkout_changes(body):
+    """The Changes a create or update body (valid: `validate`) asks for."""
     lines = None
     if "line_items" in body:
         lines = list(Counter(item["id"] for item in body["line_items"]).items())
@@ -100,8 +120,7 @@ def fulfillment_changes(body):
 
 
 def payment_instrument(body):
-    """The instrument a complete body pays with, as the provider reads it."""
-    validate(body, "CheckoutSessionCompleteRequest")
+    """The instrument a complete body (valid: `validate`) pays with, as the provider reads it."""
     data = body["payment_data"]
     if "handler_id" not in data or "instrument" not in data:
         raise invalid("This shop takes payment_data with a handler_id and an instrument.", "$.payment_data")
@@ -178,6 +197,10 @@ def fulfillment_details(checkout):
     return details
 
 
+def links(origin):
+    return [{**link, "type": LINK_TYPES[link["type"]]} for link in checkout_links(origin) if link["type"] in LINK_TYPES]
+
+
 def messages(checkout):
     """What the platform may fix itself, and what an escalated or canceled checkout means."""
     status = checkout.status
@@ -206,7 +229,7 @@ def checkout_object(checkout, origin, platform, intervention_types):
         "fulfillment_options": fulfillment_options(checkout),
         "totals": totals(checkout),
         "messages": messages(checkout),
-        "links": [],
+        "links": links(origin),
         "created_at": iso_utc(checkout.created_at),
         "updated_at": iso_utc(checkout.updated_at),
         "expires_at": iso_utc(checkout.agent_session.expires_at),

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents_protocol', '0029_checkout_sessions'),
+        ('agents_protocol', '0030_checkout_links'),
     ]
 
     operations = [
