@@ -25,6 +25,7 @@ PATH = re.compile(r"^[\w.-]+(/[\w.-]+)*/?$")
 FILE_SUFFIXES = (".py", ".md", ".sh", ".conf", ".json", ".toml", ".txt", ".html", ".js", ".css", ".lua", ".yml")
 NOT_FILES = {"agents.json", "agents.txt", "llms.txt", "pactspec.json", "agent-card.json", "openapi.json",
              "tests.json", ".mcp.json", "agents-config.json",  # documents the site serves or a reader writes
+             "metadata.json",  # the ACP product feed's, which acp_feed_export writes
              "tools/list", "tools/call"}  # MCP methods
 TREE_ROOTS = ("agents_protocol", "acme", "catalog", "cart", "tests", "deploy", "bench", "scripts", "tools",
               "templates", "docs", "static")
