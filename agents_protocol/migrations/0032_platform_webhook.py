@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents_protocol', '0030_platforms_and_acp'),
+        ('agents_protocol', '0031_platforms_and_acp'),
     ]
 
     operations = [
