@@ -3,8 +3,9 @@ minor units, shipping options, payment outcomes, 3-D Secure, the redirect to the
 API-Version, Idempotency-Key (§6), Request-Id, and discovery."""
 import pytest
 
+from agents_protocol.activity.recorder import calls
 from agents_protocol.checkout.models import CheckoutLink, CheckoutSession, CommerceConfig
-from agents_protocol.core.models import AgentSession
+from agents_protocol.core.models import AgentSession, AuditConfig
 from tests.acp_support import (
     ADDRESS,
     AUTHENTICATED,
@@ -165,6 +166,20 @@ def test_each_checkout_is_an_audited_agent_session_of_its_own(acp):
     first, second = acp.create(), acp.create()
     sessions = AgentSession.objects.filter(checkout__public_id__in=[first["id"], second["id"]])
     assert sessions.count() == 2 and {s.purpose for s in sessions} == {"ACP checkout session"}
+
+
+def test_acp_calls_are_audited_and_counted_by_operation(acp):
+    AuditConfig.objects.update_or_create(pk=1, defaults={"enabled": True})
+    calls.take()
+    checkout = ready(acp)
+    path = f"/checkout_sessions/{checkout['id']}"
+    acp.get(path)
+    acp.post(f"{path}/complete", pay_body())
+    trail = CheckoutSession.objects.get(public_id=checkout["id"]).agent_session.audit_events.order_by("seq")
+    assert list(trail.values_list("capability", flat=True)) == [
+        "session.create", "acp.checkout.update", "acp.checkout.get", "acp.checkout.complete"]
+    assert [call[1] for call in calls.take()] == [
+        "acp.checkout.create", "acp.checkout.update", "acp.checkout.get", "acp.checkout.complete"]
 
 
 def test_discovery_follows_the_admin_switch_and_is_listed_in_llms_txt(client, shop):
