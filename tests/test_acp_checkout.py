@@ -206,3 +206,12 @@ def test_the_checkout_links_admin_lists_in_acps_link_types(acp):
     assert acp.create()["links"] == [
         {"type": "terms_of_use", "url": "http://testserver/terms/"},
         {"type": "privacy_policy", "url": "https://example.com/privacy", "title": "Privacy"}]
+
+
+def test_the_interventions_answered_are_those_both_sides_support(acp):
+    both = acp.create(create_body(capabilities={"interventions": {"supported": ["3ds", "biometric"]}}))
+    assert both["capabilities"]["interventions"]["supported"] == ["3ds"]
+    path = f"/checkout_sessions/{both['id']}"
+    assert acp.get(path).json()["capabilities"]["interventions"]["supported"] == ["3ds"]
+    none = acp.create(create_body(capabilities={}))
+    assert none["capabilities"]["interventions"] == {"supported": [], "required": [], "enforcement": "conditional"}

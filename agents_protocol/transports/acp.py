@@ -199,7 +199,8 @@ class AcpView(AgentView):
         refuse_over_budget(platform)
         session, _token = self.open_session({"agent_name": platform.name[:100], "purpose": "ACP checkout session"},
                                             max_sessions=NO_ADDRESS_LIMIT)
-        checkout = services.open_checkout(services.Caller(config, session, self.origin), changes, platform=platform)
+        checkout = services.open_checkout(services.Caller(config, session, self.origin), changes, platform=platform,
+                                          platform_interventions=acp_shapes.declared_interventions(body))
         return self.answer(checkout, status=201)
 
     def update(self, body):

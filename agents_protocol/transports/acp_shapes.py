@@ -128,6 +128,11 @@ def fulfillment_changes(body):
     return changes
 
 
+def declared_interventions(body):
+    """The interventions a create body's platform says it can handle (capabilities.interventions)."""
+    return body["capabilities"].get("interventions", {}).get("supported", [])
+
+
 def payment_instrument(body):
     """The instrument a complete body (valid: `validate`) pays with, as the provider reads it."""
     data = body["payment_data"]
@@ -229,9 +234,10 @@ def checkout_object(checkout, origin, platform, intervention_types):
     answer = {
         "id": checkout.public_id,
         "protocol": {"version": VERSION},
-        "capabilities": {"payment": {"handlers": handlers_for(platform, origin)},
-                         "interventions": {"supported": list(intervention_types), "required": [],
-                                           "enforcement": "conditional"}},
+        "capabilities": {"payment": {"handlers": handlers_for(platform, origin)}, "interventions": {
+            # the seller's answer: the intersection of what both sides support
+            "supported": [kind for kind in intervention_types if kind in checkout.platform_interventions],
+            "required": [], "enforcement": "conditional"}},
         "status": STATUSES[checkout.status],
         "currency": checkout.currency.lower(),
         "line_items": line_items(checkout),
