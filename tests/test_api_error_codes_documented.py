@@ -510,7 +510,8 @@ def test_each_documented_status_is_the_one_the_code_is_raised_with():
              if COLLECTED.statuses(code) and status not in COLLECTED.statuses(code)}
     assert not wrong, f"documented status, raised with: {wrong}"
     one_status = {code for code in TABLE if len(COLLECTED.statuses(code)) == 1}
-    assert len(one_status) >= len(TABLE) - 2, "most codes should have a status the source states"
+    # (ACP's `missing` is a message of a 200 answer, which has no status of its own.)
+    assert len(one_status) >= len(TABLE) - 3, "most codes should have a status the source states"
 
 
 def test_codes_made_at_run_time_are_only_the_allowed_ones():
