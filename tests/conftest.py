@@ -29,7 +29,8 @@ def remove_shared_memory_caches(tmp_path_factory):
 # that hold no transactional test: under `make test` each runs on one xdist worker, so its servers
 # start once, not once per worker (ServersOnceScheduling).
 SERVER_MODULES = {
-    "tests/test_api_request_size.py", "tests/test_discovery_link.py", "tests/test_document_replay.py",
+    "tests/test_acp_server.py", "tests/test_api_request_size.py", "tests/test_discovery_link.py",
+    "tests/test_document_replay.py",
     "tests/test_faults_slow_body.py", "tests/test_gunicorn_speedups.py", "tests/test_interop_openapi.py",
     "tests/test_limits_workers.py", "tests/test_package_wheel.py", "tests/test_reliability_concurrency.py",
     "tests/test_scale_out.py", "tests/test_scale_out_proxied.py", "tests/test_search_index.py",
