@@ -53,6 +53,7 @@ def assert_acp_error(response, status, code=None, param=None):
     ('{"currency": ' * 1000 + "1" + "}" * 1000, None, None),
     ('{"currency": NaN}', None, None),
     (json.dumps(create_body(metadata={"n": [2**60]})), "invalid_params", "$.metadata.n[0]"),
+    (json.dumps(create_body(metadata={"n": 1})).replace('"n": 1', '"n": 1e400'), "invalid_params", "$.metadata.n"),
 ])
 def test_malformed_bodies_are_400_and_change_nothing(acp, raw, code, param):
     assert_acp_error(acp.post("/checkout_sessions", raw=raw), 400, code, param)

@@ -3,8 +3,9 @@ minor units, shipping options, payment outcomes, 3-D Secure, the redirect to the
 API-Version, Idempotency-Key (§6), Request-Id, and discovery."""
 import pytest
 
+from agents_protocol.activity.recorder import calls
 from agents_protocol.checkout.models import CheckoutLink, CheckoutSession, CommerceConfig
-from agents_protocol.core.models import AgentSession
+from agents_protocol.core.models import AgentSession, AuditConfig
 from tests.acp_support import (
     ADDRESS,
     AUTHENTICATED,
@@ -167,6 +168,20 @@ def test_each_checkout_is_an_audited_agent_session_of_its_own(acp):
     assert sessions.count() == 2 and {s.purpose for s in sessions} == {"ACP checkout session"}
 
 
+def test_acp_calls_are_audited_and_counted_by_operation(acp):
+    AuditConfig.objects.update_or_create(pk=1, defaults={"enabled": True})
+    calls.take()
+    checkout = ready(acp)
+    path = f"/checkout_sessions/{checkout['id']}"
+    acp.get(path)
+    acp.post(f"{path}/complete", pay_body())
+    trail = CheckoutSession.objects.get(public_id=checkout["id"]).agent_session.audit_events.order_by("seq")
+    assert list(trail.values_list("capability", flat=True)) == [
+        "session.create", "acp.checkout.update", "acp.checkout.get", "acp.checkout.complete"]
+    assert [call[1] for call in calls.take()] == [
+        "acp.checkout.create", "acp.checkout.update", "acp.checkout.get", "acp.checkout.complete"]
+
+
 def test_discovery_follows_the_admin_switch_and_is_listed_in_llms_txt(client, shop):
     document = client.get("/.well-known/acp.json")
     assert document.status_code == 200 and "max-age=3600" in document["Cache-Control"]
@@ -191,3 +206,12 @@ def test_the_checkout_links_admin_lists_in_acps_link_types(acp):
     assert acp.create()["links"] == [
         {"type": "terms_of_use", "url": "http://testserver/terms/"},
         {"type": "privacy_policy", "url": "https://example.com/privacy", "title": "Privacy"}]
+
+
+def test_the_interventions_answered_are_those_both_sides_support(acp):
+    both = acp.create(create_body(capabilities={"interventions": {"supported": ["3ds", "biometric"]}}))
+    assert both["capabilities"]["interventions"]["supported"] == ["3ds"]
+    path = f"/checkout_sessions/{both['id']}"
+    assert acp.get(path).json()["capabilities"]["interventions"]["supported"] == ["3ds"]
+    none = acp.create(create_body(capabilities={}))
+    assert none["capabilities"]["interventions"] == {"supported": [], "required": [], "enforcement": "conditional"}

@@ -185,3 +185,10 @@ def test_developers_form_refuses_a_post_without_csrf(shop):
 
     assert Client(enforce_csrf_checks=True).post("/developers/", {"name": "x"}).status_code == 403
     assert not Platform.objects.exists()
+
+
+def test_an_address_gets_five_test_keys_an_hour(client, shop):
+    answers = [client.post("/developers/", {"name": f"agent {n}"}) for n in range(6)]
+    assert [a.status_code for a in answers] == [200] * 5 + [429]
+    assert answers[-1]["Retry-After"] == "3600"
+    assert Platform.objects.count() == 5

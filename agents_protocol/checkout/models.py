@@ -151,6 +151,8 @@ class CheckoutSession(models.Model):
                                  related_name="checkouts")
     # What the payment handler asked the buyer to authenticate with (3-D Secure), while CHALLENGED.
     payment_challenge = models.JSONField(null=True, blank=True)
+    # The interventions (3-D Secure …) the platform said it can handle when it opened the checkout.
+    platform_interventions = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)

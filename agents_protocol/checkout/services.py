@@ -59,13 +59,13 @@ def offers_discounts():
     return get_provider().offers_discounts
 
 
-def open_checkout(caller, changes, platform_profile_url="", platform=None):
+def open_checkout(caller, changes, platform_profile_url="", platform=None, platform_interventions=()):
     """A new checkout session in `caller.session` (made for it), with `changes` applied; `platform`
-    the principal it belongs to, if any."""
+    the principal it belongs to, if any, and the interventions it said it can handle."""
     with transaction.atomic():
         checkout = CheckoutSession(public_id=f"cs_{secrets.token_urlsafe(18)}", agent_session=caller.session,
                                    currency=changes.currency or "", platform_profile_url=platform_profile_url,
-                                   platform=platform)
+                                   platform=platform, platform_interventions=list(platform_interventions))
         apply_changes(caller, checkout, changes)
         checkout.save()
     return checkout

@@ -10,7 +10,7 @@ A thin transport on the pipeline (http/pipeline.py), on the checkout core UCP us
 is a platform (platforms/): its API key authenticates it (401 otherwise), its own limits
 count its calls and open checkouts, and a checkout of another platform is not found (404).
 Each checkout is an agent session of its own, made with it, so its calls get the signed audit
-trail, the inspector and the activity page. Every call names a supported `API-Version` (400
+trail, the admin's session page and the activity page. Every call names a supported `API-Version` (400
 with `supported_versions`); every POST has an `Idempotency-Key` (400 `idempotency_key_required`),
 scoped to the platform and path, replayed by the pipeline's Idempotency step; `Request-Id` and
 the key are echoed. Refusals are ACP's flat error `{"type", "code", "message", "param"?}`.
@@ -199,7 +199,8 @@ class AcpView(AgentView):
         refuse_over_budget(platform)
         session, _token = self.open_session({"agent_name": platform.name[:100], "purpose": "ACP checkout session"},
                                             max_sessions=NO_ADDRESS_LIMIT)
-        checkout = services.open_checkout(services.Caller(config, session, self.origin), changes, platform=platform)
+        checkout = services.open_checkout(services.Caller(config, session, self.origin), changes, platform=platform,
+                                          platform_interventions=acp_shapes.declared_interventions(body))
         return self.answer(checkout, status=201)
 
     def update(self, body):

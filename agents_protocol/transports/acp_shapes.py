@@ -8,7 +8,9 @@ field as a JSONPath. It then becomes `checkout.services.Changes`
 money in minor units. Nothing here decides a price or a state.
 """
 import json
+import math
 from collections import Counter
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
@@ -68,15 +70,21 @@ def invalid(message, param="$"):
 
 
 def unsafe_number(value, parts=()):
-    """The path of the first integer in `value` outside I-JSON's safe range (RFC 7493), else None:
-    the audit trail's canonical JSON (RFC 8785), like many platforms' parsers, cannot hold it."""
+    """The path of the first number in `value` that I-JSON (RFC 7493) cannot hold, else None: an
+    integer past 2^53 - 1, or a number too large for a double (1e400). The audit trail's canonical
+    JSON (RFC 8785), like many platforms' parsers, cannot hold either."""
     if isinstance(value, dict):
         items = value.items()
     elif isinstance(value, list):
         items = enumerate(value)
+    elif isinstance(value, bool):
+        return None
+    elif isinstance(value, int):
+        return parts if abs(value) > MAX_SAFE_INTEGER else None
+    elif isinstance(value, (float, Decimal)):
+        return None if math.isfinite(value) else parts
     else:
-        return parts if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER \
-            else None
+        return None
     return next((found for key, item in items if (found := unsafe_number(item, (*parts, key))) is not None), None)
 
 
@@ -84,7 +92,8 @@ def validate(body, schema_name):
     """400 `invalid` naming the first place `body` breaks the spec's `schema_name`."""
     unsafe = unsafe_number(body)
     if unsafe is not None:
-        raise invalid(f"{json_path(unsafe)}: integers are at most 2^53 - 1 in size.", json_path(unsafe))
+        raise invalid(f"{json_path(unsafe)}: numbers are finite doubles, integers at most 2^53 - 1 in size.",
+                      json_path(unsafe))
     error = best_match(schema_validator(schema_name).iter_errors(body))
     if error is not None:
         param = json_path(error.absolute_path)
@@ -117,6 +126,11 @@ def fulfillment_changes(body):
         selected = body["selected_fulfillment_options"]
         changes["selected_option_id"] = selected[0]["option_id"] if selected else ""
     return changes
+
+
+def declared_interventions(body):
+    """The interventions a create body's platform says it can handle (capabilities.interventions)."""
+    return body["capabilities"].get("interventions", {}).get("supported", [])
 
 
 def payment_instrument(body):
@@ -220,9 +234,10 @@ def checkout_object(checkout, origin, platform, intervention_types):
     answer = {
         "id": checkout.public_id,
         "protocol": {"version": VERSION},
-        "capabilities": {"payment": {"handlers": handlers_for(platform, origin)},
-                         "interventions": {"supported": list(intervention_types), "required": [],
-                                           "enforcement": "conditional"}},
+        "capabilities": {"payment": {"handlers": handlers_for(platform, origin)}, "interventions": {
+            # the seller's answer: the intersection of what both sides support
+            "supported": [kind for kind in intervention_types if kind in checkout.platform_interventions],
+            "required": [], "enforcement": "conditional"}},
         "status": STATUSES[checkout.status],
         "currency": checkout.currency.lower(),
         "line_items": line_items(checkout),
