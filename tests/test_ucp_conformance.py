@@ -1,0 +1,197 @@
+"""The official UCP conformance suite (../shared/peers/ucp-conformance) against the site under
+gunicorn, as ../shared/peers/UCP.md runs it: every *_test.py passes, none skipped; and every
+answer its flows got validates against the specification's JSON schemas and ucp-sdk 0.1.0.
+
+The suite runs once per pytest run (the first xdist worker to need it runs it; the others read
+its results): from a copy, with its own virtualenv (tests/ucp_suite/requirements.txt, kept in
+the tests' build cache), against a site of its own on SQLite loaded by `load_ucp_flower_shop`
+with the suite's data, served by tests/ucp_suite/recording.py, which records each exchange.
+The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook ports of its own.
+"""
+import fcntl
+import json
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from acme.embedded.cache_dir import default_cache_dir
+from tests.build_cache import built
+from tests.servers import ROOT, free_port, migrate, site_env, start_site
+from tests.ucp_suite import schemas
+
+SUITE_SOURCE = ROOT.parent / "shared" / "peers" / "ucp-conformance"
+SUITE_DATA = "test_data/flower_shop"
+HERE = ROOT / "tests" / "ucp_suite"
+REQUIREMENTS = HERE / "requirements.txt"
+SUITE_FILES = sorted(path.name for path in SUITE_SOURCE.glob("*_test.py"))
+OFFICIAL_FILE_COUNT = 13  # ../shared/peers/UCP.md: 13 files, 58 tests
+RUN_AT_ONCE = 4
+FILE_TIMEOUT = 180  # seconds for one file of the suite
+
+
+def suite_python():
+    """The suite's interpreter: a virtualenv of REQUIREMENTS, built once per content of that file."""
+    version = sys.version
+
+    def build(folder):
+        subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True, capture_output=True, timeout=120)
+        installed = subprocess.run([str(folder / "venv/bin/pip"), "install", "--quiet", "-r", str(REQUIREMENTS)],
+                                   capture_output=True, text=True, timeout=600)
+        assert installed.returncode == 0, installed.stderr
+
+    return built("ucp-suite-venv", [REQUIREMENTS, version], build) / "venv" / "bin" / "python"
+
+
+def serve_flower_shop(folder, record_dir):
+    """A site of its own with the suite's flower shop loaded, served by the recording application."""
+    data_dir = folder / "site"
+    secret = secrets.token_urlsafe(16)
+    settings = {"UCP_SIMULATION_SECRET": secret, "OUTBOUND_ALLOWED_NETWORKS": "127.0.0.0/8,::1/128",
+                "UCP_RECORD_DIR": str(record_dir)}
+    env = site_env(data_dir, **settings)
+    migrate(env)
+    loaded = subprocess.run([sys.executable, "manage.py", "load_ucp_flower_shop", str(SUITE_SOURCE / SUITE_DATA)],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+    site = start_site(data_dir, app="tests.ucp_suite.recording:application", **settings)
+    return site, secret
+
+
+def run_file(python, suite, name, server_url, secret):
+    """One file of the suite: its exit status and what it printed."""
+    command = [str(python), name, f"--server_url={server_url}", f"--simulation_secret={secret}",
+               f"--conformance_input={SUITE_DATA}/conformance_input.json",
+               f"--mock_agent_port={free_port()}", f"--mock_webhook_port={free_port()}"]
+    started = time.monotonic()
+    try:
+        ran = subprocess.run(command, cwd=suite, capture_output=True, text=True, timeout=FILE_TIMEOUT)
+        returncode, output = ran.returncode, ran.stdout + ran.stderr
+    except subprocess.TimeoutExpired as timeout:
+        returncode, output = None, f"timed out after {FILE_TIMEOUT} s\n{timeout.stdout or ''}{timeout.stderr or ''}"
+    return {"returncode": returncode, "output": output, "seconds": round(time.monotonic() - started, 1)}
+
+
+def run_suite(folder):
+    """The whole suite against a fresh site; {file: result}, the exchanges in folder/exchanges."""
+    python = suite_python()
+    suite = folder / "suite"
+    shutil.copytree(SUITE_SOURCE, suite)
+    record_dir = folder / "exchanges"
+    record_dir.mkdir()
+    site, secret = serve_flower_shop(folder, record_dir)
+    try:
+        with ThreadPoolExecutor(max_workers=RUN_AT_ONCE) as pool:
+            results = dict(zip(SUITE_FILES, pool.map(
+                lambda name: run_file(python, suite, name, site.url, secret), SUITE_FILES)))
+    finally:
+        site.stop()
+        shutil.rmtree(default_cache_dir(folder / "site"), ignore_errors=True)
+    return results
+
+
+@pytest.fixture(scope="module")
+def conformance_run(tmp_path_factory, worker_id):
+    """The suite's results, run once for the whole pytest run (shared by its xdist workers)."""
+    run_root = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        run_root = run_root.parent
+    folder = run_root / "ucp-conformance"
+    with open(run_root / "ucp-conformance.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = folder / "results.json"
+        if not results.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            results.write_text(json.dumps(run_suite(folder)))
+    return {"files": json.loads(results.read_text()), "exchanges": folder / "exchanges"}
+
+
+def test_the_official_suite_is_here():
+    assert len(SUITE_FILES) == OFFICIAL_FILE_COUNT, f"{SUITE_SOURCE}: {SUITE_FILES}"
+
+
+@pytest.mark.parametrize("name", SUITE_FILES)
+def test_suite_file_passes(conformance_run, name):
+    result = conformance_run["files"][name]
+    output = result["output"]
+    assert result["returncode"] == 0, f"{name} exited {result['returncode']}:\n{output[-6000:]}"
+    assert "\nOK" in output and "skipped" not in output, output[-3000:]
+
+
+def recorded_exchanges(folder):
+    return [json.loads(line) for path in sorted(folder.glob("*.jsonl")) for line in path.read_text().splitlines()]
+
+
+def ucp_answers(exchanges):
+    """(kind, where, body) of each UCP answer: the profile, checkout sessions and orders (or the
+    error in their place), and errors of the suite's testing endpoint. The REST endpoint is the one
+    the profile names."""
+    profiles = [json.loads(e["body"]) for e in exchanges if e["path"] == "/.well-known/ucp" and e["status"] == 200]
+    assert profiles, "the suite never got the profile"
+    profile = profiles[0]
+    endpoint = urlsplit(str(profile["ucp"]["services"]["dev.ucp.shopping"]["rest"]["endpoint"])).path.rstrip("/")
+    answers = []
+    for exchange in exchanges:
+        path, ok = exchange["path"], 200 <= exchange["status"] < 300
+        where = f"{exchange['method']} {path} -> {exchange['status']}"
+        if path == "/.well-known/ucp":
+            kind = "profile" if ok else "error"
+        elif path.startswith(f"{endpoint}/checkout-sessions"):
+            kind = "checkout" if ok else "error"
+        elif path.startswith("/orders/"):
+            kind = "order" if ok else "error"
+        elif path.startswith("/testing/") and not ok:
+            kind = "error"
+        else:
+            continue
+        answers.append((kind, where, exchange))
+    return profile, answers
+
+
+@pytest.fixture(scope="module")
+def answers(conformance_run):
+    return ucp_answers(recorded_exchanges(conformance_run["exchanges"]))
+
+
+def test_the_flows_reached_every_kind_of_answer(conformance_run, answers):
+    exchanges = recorded_exchanges(conformance_run["exchanges"])
+    assert not [f"{e['method']} {e['path']} -> {e['status']}" for e in exchanges if e["status"] >= 500]
+    _, found = answers
+    kinds = {kind for kind, _, _ in found}
+    assert kinds == {"profile", "checkout", "order", "error"}
+    not_json = [where for _, where, exchange in found if not exchange["content_type"].startswith("application/json")]
+    assert not not_json
+
+
+def test_every_answer_validates_against_the_specs_schemas(answers):
+    profile, found = answers
+    declared = {capability["name"] for capability in profile["ucp"]["capabilities"]}
+    validators = {"profile": {"profile": schemas.validator(schemas.PROFILE)},
+                  "checkout": schemas.checkout_validators(declared),
+                  "order": {"order": schemas.validator(schemas.ORDER)},
+                  "error": {"error": schemas.validator(schemas.ERROR)}}
+    failures = []
+    for kind, where, exchange in found:
+        body = json.loads(exchange["body"])
+        for schema, validator in validators[kind].items():
+            failures += [f"{where} ({schema}) {problem}" for problem in schemas.problems(validator, body)]
+    assert not failures, f"{len(failures)} problems, the first ones:\n" + "\n".join(failures[:40])
+
+
+def test_every_answer_parses_with_ucp_sdk(answers):
+    _, found = answers
+    lines = "".join(json.dumps({"kind": kind, "where": where, "body": json.loads(exchange["body"])}) + "\n"
+                    for kind, where, exchange in found)
+    checked = subprocess.run([str(suite_python()), str(HERE / "sdk_check.py")], input=lines,
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stderr
+    refusals = [json.loads(line) for line in checked.stdout.splitlines()]
+    assert not refusals, f"{len(refusals)} refusals, the first ones:\n" + "\n".join(
+        f"{r['where']} ({r['model']}) {r['error']}" for r in refusals[:20])
