@@ -12,6 +12,7 @@ from agents_protocol.core.settings_declaration import (
     DottedPath,
     DottedPaths,
     FilePath,
+    Networks,
     Setting,
     Text,
     TextFields,
@@ -133,6 +134,29 @@ class AgentsProtocolSettings(DeclaredSettings):
         "agents_protocol.http.exceptions.envelope_exception_handler", DottedPath(),
         "every refusal and failure as the protocol's envelope `{\"ok\": false, \"error\", \"code\", \"fields\"?}`.")
 
+    OUTBOUND_ALLOWED_NETWORKS = Setting(
+        [], Networks(),
+        "networks the app's own requests (platform profiles, webhooks: outbound/) may reach although they are "
+        "private, loopback, link-local or reserved, e.g. `[\"127.0.0.0/8\"]` for a platform on the same host in "
+        "tests. Empty: public addresses only.")
+    OUTBOUND_TIMEOUT_SECONDS = Setting(
+        3, WholeNumber(1),
+        "how long an outbound request may wait to connect, for each read, and in all before its answer is complete.")
+    OUTBOUND_MAX_BYTES = Setting(
+        256 * 1024, WholeNumber(1), "largest answer an outbound request reads (a platform profile); larger ones are refused.")
+    PLATFORM_PROFILE_CACHE_SECONDS = Setting(
+        300, WholeNumber(0),
+        "how long a fetched platform profile (UCP's `UCP-Agent`) is kept in the default cache; a shorter "
+        "`Cache-Control: max-age` of the profile wins. 0 fetches it for every request.")
+    WEBHOOK_MAX_AGE_SECONDS = Setting(
+        24 * 3600, WholeNumber(1),
+        "an order event not delivered to the platform's webhook this long after it happened is dropped (and "
+        "logged); until then each failed delivery is retried with a growing delay.")
+    WEBHOOK_ENQUEUE_ON_COMMIT = Setting(
+        False, Boolean(),
+        "`False`: a webhook delivery is enqueued inside the order change's transaction, which suits a task backend "
+        "in the same database (django-tasks-db): a rolled-back change leaves no task. `True`: enqueued once the "
+        "transaction commits, for a backend outside the database (RQ on Redis).")
 
 app_settings = AgentsProtocolSettings()
 

@@ -9,6 +9,7 @@ The dict is read on first use and again after a `setting_changed` signal, so
 `override_settings` and pytest-django's `settings` fixture work as with Django's own settings.
 """
 import inspect
+import ipaddress
 import os
 import threading
 
@@ -88,6 +89,21 @@ class TextList:
         if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
             return None
         return f"must be a list of strings, not {value!r}"
+
+
+class Networks:
+    def describe(self):
+        return "list of CIDR strings"
+
+    def problem(self, value):
+        if not (isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value)):
+            return f"must be a list of CIDR strings, not {value!r}"
+        for item in value:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                return f"holds {item!r}, which is not a network such as 127.0.0.0/8"
+        return None
 
 
 class DottedPath:
