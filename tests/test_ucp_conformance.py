@@ -5,7 +5,8 @@ answer its flows got validates against the specification's JSON schemas and ucp-
 The suite runs once per pytest run (the first xdist worker to need it runs it; the others read
 its results): from a copy, with its own virtualenv (tests/ucp_suite/requirements.txt, kept in
 the tests' build cache), against a site of its own on SQLite loaded by `load_ucp_flower_shop`
-with the suite's data, served by tests/ucp_suite/recording.py, which records each exchange.
+with the suite's data, served by tests/ucp_suite/recording.py, which records each exchange,
+with the tasks worker beside it (order webhooks).
 The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook ports of its own.
 """
 import fcntl
@@ -34,6 +35,8 @@ SUITE_FILES = sorted(path.name for path in SUITE_SOURCE.glob("*_test.py"))
 OFFICIAL_FILE_COUNT = 13  # ../shared/peers/UCP.md: 13 files, 58 tests
 RUN_AT_ONCE = 4
 FILE_TIMEOUT = 180  # seconds for one file of the suite
+# The suite waits 2 s for an order's webhooks: the worker looks for tasks more often than its 1 s default.
+WORKER_INTERVAL = "0.1"
 
 
 def suite_python():
@@ -50,7 +53,8 @@ def suite_python():
 
 
 def serve_flower_shop(folder, record_dir):
-    """A site of its own with the suite's flower shop loaded, served by the recording application."""
+    """A site of its own with the suite's flower shop loaded, served by the recording application;
+    (the site, its tasks worker, the simulation secret)."""
     data_dir = folder / "site"
     secret = secrets.token_urlsafe(16)
     settings = {"UCP_SIMULATION_SECRET": secret, "OUTBOUND_ALLOWED_NETWORKS": "127.0.0.0/8,::1/128",
@@ -61,7 +65,9 @@ def serve_flower_shop(folder, record_dir):
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert loaded.returncode == 0, loaded.stdout + loaded.stderr
     site = start_site(data_dir, app="tests.ucp_suite.recording:application", **settings)
-    return site, secret
+    worker = subprocess.Popen([sys.executable, "manage.py", "db_worker", "--interval", WORKER_INTERVAL,
+                               "--no-startup-delay", "--verbosity", "0"], cwd=ROOT, env=env)
+    return site, worker, secret
 
 
 def run_file(python, suite, name, server_url, secret):
@@ -85,12 +91,14 @@ def run_suite(folder):
     shutil.copytree(SUITE_SOURCE, suite)
     record_dir = folder / "exchanges"
     record_dir.mkdir()
-    site, secret = serve_flower_shop(folder, record_dir)
+    site, worker, secret = serve_flower_shop(folder, record_dir)
     try:
         with ThreadPoolExecutor(max_workers=RUN_AT_ONCE) as pool:
             results = dict(zip(SUITE_FILES, pool.map(
                 lambda name: run_file(python, suite, name, site.url, secret), SUITE_FILES)))
     finally:
+        worker.terminate()
+        worker.wait(timeout=30)
         site.stop()
         shutil.rmtree(default_cache_dir(folder / "site"), ignore_errors=True)
     return results
