@@ -3,7 +3,8 @@
 types, ids of other checkout sessions, a replay with a changed body, and UCP-Agent profiles
 that are private, slow, huge or invalid. Each gets UCP's error (the REST binding's structure,
 tests/ucp_suite/schemas.py's ERROR) with its 4xx status, never a 500, and changes nothing the
-shop stores: its products, stock, carts and orders, checkout sessions and agent sessions.
+shop stores: its products, stock, carts and orders, checkout sessions, and which agent sessions
+exist (a refused call is still written to its session's audit trail).
 """
 import json
 import uuid
@@ -13,6 +14,7 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
+from agents_protocol.models import AgentSession
 from tests.platform_server import PlatformServer
 from tests.servers import ROOT
 from tests.ucp_suite import schemas
@@ -20,7 +22,7 @@ from tests.ucp_suite import schemas
 FLOWER_SHOP = ROOT.parent / "shared" / "peers" / "ucp-conformance" / "test_data" / "flower_shop"
 PLATFORM_PROFILE = json.loads((FLOWER_SHOP.parent.parent / "shopping-agent-test.json").read_text()
                               .replace("{webhook_port}", "9"))
-ITEM, OTHER_ITEM = "bouquet_roses", "sunflowers"
+ITEM, OTHER_ITEM = "bouquet_roses", "bouquet_sunflowers"
 FIVE_MB = 5 * 1024 * 1024
 NOT_STORED_BY_THE_SHOP = {"admin", "auth", "contenttypes", "sessions"}
 
@@ -41,12 +43,14 @@ def shop(db, settings, platform):
 
 
 def shop_state():
-    """Every row the shop stores, model by model: the site's apps' models, the checkout core's and
-    agent sessions (not the audit trail or activity, which record refusals too)."""
+    """Every row the shop stores, model by model (the site's apps' models and the checkout core's),
+    and the agent sessions that exist."""
     models = [model for model in apps.get_models()
               if model._meta.app_label not in NOT_STORED_BY_THE_SHOP | {"agents_protocol"}
-              or model.__module__.startswith("agents_protocol.checkout") or model._meta.model_name == "agentsession"]
-    return {model._meta.label: list(model.objects.order_by("pk").values()) for model in models}
+              or model.__module__.startswith("agents_protocol.checkout")]
+    state = {model._meta.label: list(model.objects.order_by("pk").values()) for model in models}
+    state["agent sessions"] = list(AgentSession.objects.order_by("pk").values("public_id", "ended_at"))
+    return state
 
 
 def headers(platform, profile="/profile.json", **extra):
