@@ -12,11 +12,21 @@ from django.urls import reverse
 
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
-from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopProvider
+from agents_protocol.core.provider import (
+    CallContext,
+    Discount,
+    Handoff,
+    ItemPage,
+    Payment,
+    ShippingOption,
+    ShopProvider,
+)
+from cart import commerce
 from cart import scenarios as cart_scenarios
 from cart import selectors as cart_selectors
 from cart import services as cart_services
 from cart.money import to_money
+from cart.payments import Customer, TestTokenBackend
 from catalog import read_cache
 from catalog import scenarios as catalog_scenarios
 from catalog import selectors as catalog_selectors
@@ -24,6 +34,10 @@ from catalog import selectors as catalog_selectors
 from .models import ContactMessage
 
 LOW_STOCK = 5
+# The demo's payment handler for agents' checkout sessions, and its token that hands the payment to
+# the human's checkout page (its other tokens: cart/payments.py TestTokenBackend).
+TEST_PAYMENT_HANDLER = "mock_payment_handler"
+ESCALATE_TOKEN = "escalate_token"
 # What checkout tells the agent to do with the link: this shop's page asks for contact and shipping details.
 HANDOFF_MESSAGE = (
     "Give this link to your human to review the cart, enter contact and shipping details and pay. "
@@ -253,3 +267,49 @@ class AcmeProvider(ShopProvider):
         # `sent` is the protocol's answer (interaction-api.md: `{"sent": true}`): the shop's mailbox
         # was handed the message; `received` and `message_id` say it is stored here as well.
         return {"sent": delivered > 0, "received": True, "message_id": stored.pk}
+
+    def shipping_options(self, context: CallContext, destination, lines, subtotal, currency):
+        item_ids = [line["item_id"] for line in lines]
+        return [ShippingOption(id=rate.rate_id, title=title, amount=price)
+                for rate, price, title in commerce.shipping_options(destination.get("address_country"), subtotal,
+                                                                    item_ids)]
+
+    def discounts(self, context: CallContext, codes, subtotal, currency):
+        return [Discount(code=discount.code, title=discount.description, amount=amount)
+                for discount, amount in commerce.discounts(codes, subtotal)]
+
+    def buyer_addresses(self, context: CallContext, email):
+        return commerce.addresses_of(email)
+
+    def remember_address(self, context: CallContext, email, address):
+        return commerce.remember_address(email, address)
+
+    def pay(self, context: CallContext, order_id, instrument, amount, currency, buyer):
+        """The test handler charges through the demo's payment backend; other handlers, and the
+        escalation token, leave the payment to the human's checkout page."""
+        token = instrument.credential.get("token")
+        if instrument.handler_id != TEST_PAYMENT_HANDLER or token == ESCALATE_TOKEN:
+            return Payment(Payment.ESCALATE)
+        order = cart_selectors.find_session_order(context.session, order_id)
+        if order is None:
+            raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")
+        card_number = "" if token is not None else "".join(filter(str.isdigit, str(instrument.credential.get("number", ""))))
+        try:
+            cart_services.confirm_order(order, buyer_as_customer(buyer, card_number),
+                                        backend=TestTokenBackend(None if token is None else str(token)))
+        except cart_services.PaymentPending:
+            return Payment(Payment.ESCALATE)
+        except cart_services.PaymentDeclined as declined:
+            return Payment(Payment.DECLINED, message=declined.message)
+        except cart_services.HandoffError as refusal:
+            raise CapabilityError(409, "insufficient_stock", refusal.message) from refusal
+        except cart_services.OrderClosed:
+            raise CapabilityError(409, "order_closed", f"Order {order_id} is no longer open.") from None
+        return Payment(Payment.APPROVED, reference=order.payment_reference)
+
+
+def buyer_as_customer(buyer, card_number):
+    buyer = buyer or {}
+    name = buyer.get("full_name") or " ".join(filter(None, [buyer.get("first_name"), buyer.get("last_name")]))
+    return Customer(name=str(name or "")[:200], email=str(buyer.get("email") or "")[:320], shipping_address="",
+                    card_number=card_number)

@@ -263,6 +263,9 @@ SHOP_CONTACT_EMAIL = os.environ.get("SHOP_CONTACT_EMAIL", "support@acmeceramics.
 # The shop's own rules.
 SHOP_CURRENCY = "USD"
 CART_MAX_QUANTITY = env_int("CART_MAX_QUANTITY", 20, minimum=1)
+# The UCP conformance suite's /testing/simulate-shipping/{id} answers only with this secret in
+# its Simulation-Secret header; empty (the default) answers 404.
+UCP_SIMULATION_SECRET = os.environ.get("UCP_SIMULATION_SECRET", "")
 CATALOG_PAGE_SIZE = 12
 CHECKOUT_TTL_SECONDS = env_int("CHECKOUT_TTL_SECONDS", 1800, minimum=1)
 # What `manage.py shop_prune` keeps (docs/deploy.md, "Upkeep"): closed orders and contact messages.

@@ -13,6 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from agents_protocol.activity.page import AgentActivityAdmin
+from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
 from agents_protocol.core.config import load_config
 from agents_protocol.core.models import (
     OBJECT_IN_QUERY,
@@ -82,6 +83,28 @@ admin.site.register(SessionConfig, SingletonAdmin)
 admin.site.register(RateLimitConfig, SingletonAdmin)
 admin.site.register(AuditConfig, SingletonAdmin)
 admin.site.register(McpConfig, SingletonAdmin)
+admin.site.register(CommerceConfig, SingletonAdmin)
+
+
+@admin.register(PaymentHandler)
+class PaymentHandlerAdmin(admin.ModelAdmin):
+    list_display = ["handler_id", "name", "version", "position"]
+    list_editable = ["position"]
+
+
+@admin.register(CheckoutSession)
+class CheckoutSessionAdmin(admin.ModelAdmin):
+    """Checkout sessions change only through their protocol's calls: staff read them."""
+
+    list_display = ["public_id", "status", "currency", "order_id", "created_at", "updated_at"]
+    list_filter = ["status"]
+    search_fields = ["public_id", "order_id", "order_key"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 class OptionalJSONField(forms.JSONField):

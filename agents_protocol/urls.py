@@ -4,12 +4,13 @@ from django.urls import path, re_path
 
 from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.core.reserved import INSPECTOR_PATH
-from agents_protocol.documents import interop
+from agents_protocol.documents import interop, ucp_profile
 from agents_protocol.http import documents as views
 from agents_protocol.http import views as agent_views
 from agents_protocol.http.routing import AGENTS_NAMESPACE
 from agents_protocol.inspector import views as inspector
-from agents_protocol.transports import a2a, mcp
+from agents_protocol.http import ucp_documents
+from agents_protocol.transports import a2a, mcp, ucp
 from agents_protocol.transports import pactspec as pactspec_views
 
 app_name = "agents_protocol"
@@ -36,6 +37,15 @@ urlpatterns = [
     path(at(INSPECTOR_PATH, "<str:secret>/artifact"), inspector.artifact, name="inspector_artifact"),
     # Both paths the MCP server may be configured at; the view answers at the configured one only.
     *[path(at(endpoint), mcp.endpoint, name=f"mcp_{number}") for number, endpoint in enumerate(MCP_ENDPOINTS)],
+    path(at(ucp_profile.PROFILE_PATH), ucp_documents.profile, name="ucp_profile"),
+    path(at(ucp_profile.SCHEMAS_PATH, "<str:name>"), ucp_documents.schema, name="ucp_schema"),
+    path(at(ucp_profile.SPEC_PATH, "<str:name>"), ucp_documents.spec, name="ucp_spec"),
+    # UCP's REST binding at the site's root, where its endpoint (the site) puts it.
+    path(ucp.CHECKOUT_SESSIONS, ucp.view, {"kind": ucp.CHECKOUT_SESSIONS}, name="ucp_checkout_sessions"),
+    path(f"{ucp.CHECKOUT_SESSIONS}/<str:target>", ucp.view, {"kind": ucp.CHECKOUT_SESSIONS}, name="ucp_checkout"),
+    path(f"{ucp.CHECKOUT_SESSIONS}/<str:target>/<str:action>", ucp.view, {"kind": ucp.CHECKOUT_SESSIONS},
+         name="ucp_checkout_action"),
+    path(f"{ucp.ORDERS}/<str:target>", ucp.view, {"kind": ucp.ORDERS}, name="ucp_order"),
     # Last: anything else under the namespace is the envelope's 404, not the site's HTML page.
     re_path(rf"^{re.escape(at(AGENTS_NAMESPACE.rstrip('/')))}(/.*)?$", agent_views.unknown_endpoint,
             name="unknown_endpoint"),

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Cart, CartLine, Order, OrderLine
+from .models import Cart, CartLine, CustomerAddress, DiscountCode, Order, OrderLine, ShippingPromotion, ShippingRate
 
 
 class ViewOnly:
@@ -87,3 +87,27 @@ class OrderAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False  # an order is the human's record and its link; shop_prune removes old ones
+
+
+@admin.register(ShippingRate)
+class ShippingRateAdmin(admin.ModelAdmin):
+    list_display = ["rate_id", "title", "country_code", "service_level", "price"]
+    list_filter = ["service_level", "country_code"]
+
+
+@admin.register(ShippingPromotion)
+class ShippingPromotionAdmin(admin.ModelAdmin):
+    list_display = ["name", "min_subtotal", "is_active"]
+
+
+@admin.register(DiscountCode)
+class DiscountCodeAdmin(admin.ModelAdmin):
+    list_display = ["code", "kind", "value", "description", "is_active"]
+    list_filter = ["kind", "is_active"]
+    search_fields = ["code"]
+
+
+@admin.register(CustomerAddress)
+class CustomerAddressAdmin(admin.ModelAdmin):
+    list_display = ["public_id", "email", "street_address", "locality", "country"]
+    search_fields = ["email", "public_id"]

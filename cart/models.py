@@ -135,3 +135,69 @@ class OrderLine(models.Model):
     @property
     def line_total(self):
         return self.unit_price * self.quantity
+
+
+class ShippingRate(models.Model):
+    """What shipping costs to a country (or to any country the shop has no rate of its own for:
+    DEFAULT_COUNTRY), at one service level; an agent's checkout offers the cheapest per level."""
+
+    DEFAULT_COUNTRY = "default"
+
+    rate_id = models.CharField(max_length=63, unique=True, help_text="The option's id agents choose.")
+    country_code = models.CharField(max_length=7, help_text='ISO 3166-1 alpha-2 code, or "default".')
+    service_level = models.CharField(max_length=50, help_text='e.g. "standard", "express".')
+    title = models.CharField(max_length=200)
+    price = models.DecimalField(max_digits=10, decimal_places=2, validators=[MinValueValidator(Decimal("0.00"))])
+
+    class Meta:
+        ordering = ["price", "rate_id"]
+
+    def __str__(self):
+        return self.title
+
+
+class ShippingPromotion(models.Model):
+    """Free standard shipping from a subtotal, or for carts holding one of some items."""
+
+    name = models.CharField(max_length=200)
+    min_subtotal = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    eligible_item_ids = models.JSONField(default=list, blank=True, help_text='Product ids, e.g. ["bouquet_roses"].')
+    is_active = models.BooleanField(default=True)
+
+    def __str__(self):
+        return self.name
+
+
+class DiscountCode(models.Model):
+    class Kind(models.TextChoices):
+        PERCENTAGE = "percentage", "Percentage off"
+        FIXED_AMOUNT = "fixed_amount", "Fixed amount off"
+
+    code = models.CharField(max_length=50, unique=True)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    value = models.DecimalField(max_digits=10, decimal_places=2, validators=[MinValueValidator(Decimal("0.00"))],
+                                help_text="Percent (10 = 10%) or an amount in the shop's currency.")
+    description = models.CharField(max_length=200)
+    is_active = models.BooleanField(default=True)
+
+    def __str__(self):
+        return self.code
+
+
+class CustomerAddress(models.Model):
+    """An address a buyer shipped to, kept by email so the next checkout offers it."""
+
+    public_id = models.CharField(max_length=63, unique=True)
+    email = models.EmailField(max_length=320, db_index=True)
+    street_address = models.CharField(max_length=200, blank=True)
+    locality = models.CharField(max_length=100, blank=True)
+    region = models.CharField(max_length=100, blank=True)
+    postal_code = models.CharField(max_length=20, blank=True)
+    country = models.CharField(max_length=2)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "customer addresses"
+
+    def __str__(self):
+        return f"{self.email}: {self.street_address}, {self.locality} {self.country}"

@@ -67,3 +67,27 @@ class DemoPaymentBackend(PaymentBackend):
 
 def get_payment_backend():
     return import_string(settings.SHOP_PAYMENT_BACKEND)()
+
+
+class TestTokenBackend(DemoPaymentBackend):
+    """The demo's UCP payment handler (`mock_payment_handler`): no money moves. A token
+    credential's documented tokens choose the outcome (docs/interop.md): `success_token`
+    approves, `fail_token` is declined, `pending_token` stays pending; a card credential's
+    number follows the demo's test cards. Other tokens are declined."""
+
+    TOKENS = {"success_token": "approve", "fail_token": "decline", "pending_token": "pending"}
+
+    def __init__(self, token):
+        self.token = token
+
+    def charge(self, order, customer):
+        if self.token is None:  # a card: the demo's test card numbers
+            return super().charge(order, customer)
+        outcome = self.TOKENS.get(self.token, "decline")
+        if outcome == "approve":
+            return PaymentResult(approved=True, reference=f"demo_{secrets.token_hex(8)}", message="")
+        if outcome == "pending":
+            return PaymentResult(approved=False, pending=True, reference=f"demo_pending_{secrets.token_hex(8)}",
+                                 message="The demo payment is pending. Nothing was charged.")
+        return PaymentResult(approved=False, reference="",
+                             message="The demo payment was declined: insufficient funds. Nothing was charged.")

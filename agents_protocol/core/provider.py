@@ -93,6 +93,46 @@ class Handoff:
             object.__setattr__(self, "notices", (self.notices,))  # one sentence, not its characters
 
 
+@dataclass(frozen=True)
+class ShippingOption:
+    """One way the shop ships to an address: `amount` in the checkout's currency (a Decimal)."""
+
+    id: str
+    title: str
+    amount: Any
+
+
+@dataclass(frozen=True)
+class Discount:
+    """A discount code the shop accepted, and what it takes off (a Decimal, in the checkout's currency)."""
+
+    code: str
+    title: str
+    amount: Any
+
+
+@dataclass(frozen=True)
+class PaymentInstrument:
+    """What a platform pays with: the handler it names and its credential (a token or a card)
+    exactly as sent. Never stored or logged by the app: the provider reads what it needs."""
+
+    id: str
+    handler_id: str
+    credential: dict
+
+
+@dataclass(frozen=True)
+class Payment:
+    """The outcome of ShopProvider.pay: APPROVED (with the shop's reference), DECLINED (with a
+    sentence for the buyer) or ESCALATE (the human pays on the checkout page)."""
+
+    APPROVED, DECLINED, ESCALATE = "approved", "declined", "escalate"
+
+    outcome: str
+    reference: str = ""
+    message: str = ""
+
+
 def is_absolute_http_url(url):
     if not isinstance(url, str):
         return False
@@ -150,6 +190,36 @@ class ShopProvider:
 
     def contact(self, context: CallContext, *, name: str, email: str, message: str) -> dict:
         raise not_implemented("contact")
+
+    # Checkout sessions of the commerce protocols (agents_protocol/checkout/): optional. A shop
+    # without shipping options declares no fulfillment, without discounts no discount codes, and
+    # without pay() every completion hands the buyer to the checkout page (requires escalation).
+
+    def shipping_options(self, context: CallContext, *, destination: dict, lines: list, subtotal,
+                         currency: str) -> list[ShippingOption]:
+        """How the shop ships `lines` ({"item_id", "quantity", …}) to `destination` (schema.org
+        PostalAddress fields: street_address, address_locality, address_region, postal_code,
+        address_country)."""
+        return []
+
+    def discounts(self, context: CallContext, *, codes: list, subtotal, currency: str) -> list[Discount]:
+        """The codes of `codes` the shop accepts, in order, with what each takes off; others are left out."""
+        return []
+
+    def buyer_addresses(self, context: CallContext, *, email: str) -> list[dict]:
+        """The addresses the shop keeps for the buyer with this email ({"id", …PostalAddress fields})."""
+        return []
+
+    def remember_address(self, context: CallContext, *, email: str, address: dict) -> str | None:
+        """Keep `address` for the buyer with this email; the id it is kept under (an existing
+        one for the same address), or None when the shop keeps no addresses."""
+        return None
+
+    def pay(self, context: CallContext, *, order_id: str, instrument: PaymentInstrument, amount,
+            currency: str, buyer: dict | None) -> Payment:
+        """Charge `amount` for the order handed off as `order_id` (checkout's) with `instrument`.
+        Here: the human pays on the shop's own checkout page."""
+        return Payment(Payment.ESCALATE)
 
     def paid_sessions(self, session_pks) -> set:
         """Those of `session_pks` (AgentSessions that checked out) with an order the human paid:

@@ -58,6 +58,7 @@ class AgentView(APIView):
     requires_session = False  # read by the permission step
     counts_per_session = True  # read by the throttle step: False counts every call per address
     format_kwarg = None  # no format suffixes
+    idempotent_methods = ("POST",)  # the methods whose calls honour an Idempotency-Key
 
     # DRF's policies, read from AGENTS_PROTOCOL (imported once per settings change).
     def get_authenticators(self):
@@ -180,7 +181,7 @@ class AgentView(APIView):
         ignores the key: running it again changes nothing, and keeping its answers a day would
         store every page a client asks for under a fresh key."""
         request = self.django_request
-        changes = request.method == "POST" and self.capability.method != "GET"
+        changes = request.method in self.idempotent_methods and self.capability.method != "GET"
         key = idempotency.key_from(request) if changes else None
         if key is None:
             return None

@@ -1,0 +1,70 @@
+"""The business profile of the Universal Commerce Protocol (/.well-known/ucp), from the database.
+
+Admin turns UCP on (CommerceConfig) and lists the payment handlers the shop accepts; the
+capabilities are the ones the shop's provider supports (transports/ucp_shapes.py). The profile
+has the shape ucp-sdk 0.1.0 reads (the one the protocol's conformance suite tests): the
+`dev.ucp.shopping` service with its REST endpoint, the capabilities as a list and the payment
+handlers under `payment`. Every spec and schema URL it names answers from the site itself: the
+schemas are the specification's own files (ucp_schemas/), the spec pages short HTML pages
+linking to ucp.dev, so a platform without access to ucp.dev can read all of it.
+"""
+from pathlib import Path
+
+from agents_protocol.transports import ucp_shapes
+
+SCHEMAS_DIR = Path(__file__).parent / "ucp_schemas"
+PROFILE_PATH = "/.well-known/ucp"
+SCHEMAS_PATH = f"{PROFILE_PATH}/schemas/"
+SPEC_PATH = f"{PROFILE_PATH}/spec/"
+# capability → (its page's name at ucp.dev/specification, its schema file, the capability it extends)
+CAPABILITY_DOCUMENTS = {
+    ucp_shapes.CHECKOUT: ("checkout", "checkout.json", None),
+    ucp_shapes.ORDER: ("order", "order.json", None),
+    ucp_shapes.FULFILLMENT: ("fulfillment", "fulfillment.json", ucp_shapes.CHECKOUT),
+    ucp_shapes.DISCOUNT: ("discount", "discount.json", ucp_shapes.CHECKOUT),
+    ucp_shapes.BUYER_CONSENT: ("buyer-consent", "buyer_consent.json", ucp_shapes.CHECKOUT),
+}
+SERVICE_SPEC = "overview"
+
+
+def schema_names():
+    return {path.name for path in SCHEMAS_DIR.glob("*.json")}
+
+
+def spec_names():
+    return {page for page, _, _ in CAPABILITY_DOCUMENTS.values()} | {SERVICE_SPEC}
+
+
+def business_profile(origin):
+    return {
+        "ucp": {
+            "version": ucp_shapes.VERSION,
+            "services": {
+                "dev.ucp.shopping": {
+                    "version": ucp_shapes.VERSION,
+                    "spec": f"{origin}{SPEC_PATH}{SERVICE_SPEC}",
+                    "rest": {"schema": f"{origin}{SCHEMAS_PATH}rest.openapi.json", "endpoint": origin},
+                },
+            },
+            "capabilities": [capability(origin, name) for name in ucp_shapes.declared_capabilities()],
+        },
+        "payment": {"handlers": ucp_shapes.payment_handlers(origin)},
+    }
+
+
+def capability(origin, name):
+    page, schema, extends = CAPABILITY_DOCUMENTS[name]
+    entry = {"name": name, "version": ucp_shapes.VERSION, "spec": f"{origin}{SPEC_PATH}{page}",
+             "schema": f"{origin}{SCHEMAS_PATH}{schema}"}
+    if extends:
+        entry["extends"] = extends
+    return entry
+
+
+def spec_page(name):
+    """The short HTML page a profile's `spec` URL names: what it is, and where the text is."""
+    url = f"https://ucp.dev/specification/{name}"
+    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>UCP {name}</title></head>"
+            f"<body><h1>Universal Commerce Protocol: {name}</h1><p>This business implements UCP version "
+            f"{ucp_shapes.VERSION}. The specification is at <a href=\"{url}\">{url}</a>; the schemas it "
+            f"uses are served under <a href=\"{SCHEMAS_PATH}\">{SCHEMAS_PATH}</a>.</p></body></html>")

@@ -1,0 +1,214 @@
+"""The Universal Commerce Protocol's REST binding (protocol version 2026-01-11).
+
+    POST /checkout-sessions                  create (201)
+    GET  /checkout-sessions/{id}             get
+    PUT  /checkout-sessions/{id}             update
+    POST /checkout-sessions/{id}/complete    complete (pay through a handler, or escalate)
+    POST /checkout-sessions/{id}/cancel      cancel
+    GET  /orders/{id}                        the order a completed checkout made
+    PUT  /orders/{id}                        record fulfillment events and adjustments
+
+A thin transport on the pipeline (http/pipeline.py): it finds the call (`resolve`), names its
+principal and writes UCP's error shape; sessions, limits, Idempotency-Key, audit and activity
+are the pipeline's. A checkout session is an agent session of its own, made with it: the
+checkout's id in the path (unguessable) is the credential, as UCP has no other. The
+`UCP-Agent` header names the platform's profile and the version it speaks: a newer version
+than this business's is refused (400 version_unsupported).
+"""
+import re
+
+from django.db import transaction
+from rest_framework.authentication import BaseAuthentication
+
+from agents_protocol.checkout import services
+from agents_protocol.checkout.models import CheckoutSession, CommerceConfig
+from agents_protocol.core.config import CapabilitySpec
+from agents_protocol.core.errors import CapabilityError, not_found
+from agents_protocol.documents.interop import site_base
+from agents_protocol.http.authentication import AgentUser
+from agents_protocol.http.client import client_address
+from agents_protocol.http.exceptions import method_not_allowed, refusal_for, request_id_of
+from agents_protocol.http.parsers import check_declared_length
+from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.responses import PipelineResponse
+from agents_protocol.http.sessions import create_session
+from agents_protocol.transports import ucp_shapes
+
+CHECKOUT_SESSIONS, ORDERS = "checkout-sessions", "orders"
+CREATE, GET, UPDATE, COMPLETE, CANCEL = (f"ucp.checkout.{name}" for name in ("create", "get", "update", "complete",
+                                                                              "cancel"))
+ORDER_GET, ORDER_UPDATE = "ucp.order.get", "ucp.order.update"
+# (what the path names, its action, the method) → the call, as audit and activity count it
+OPERATIONS = {
+    (CHECKOUT_SESSIONS, None, "POST"): CREATE,
+    (CHECKOUT_SESSIONS, "", "GET"): GET,
+    (CHECKOUT_SESSIONS, "", "PUT"): UPDATE,
+    (CHECKOUT_SESSIONS, "complete", "POST"): COMPLETE,
+    (CHECKOUT_SESSIONS, "cancel", "POST"): CANCEL,
+    (ORDERS, "", "GET"): ORDER_GET,
+    (ORDERS, "", "PUT"): ORDER_UPDATE,
+}
+AGENT_PARAMETER = re.compile(r'(?:^|[;,])\s*(profile|version)\s*=\s*(?:"([^"]*)"|([^;,\s]*))', re.IGNORECASE)
+# UCP's severities: a refusal the agent can fix by another request, or one only the buyer can.
+RECOVERABLE = "recoverable"
+REPLAY_CONFLICT_CODES = {"idempotency_conflict"}  # UCP: a key reused for another request is 409
+
+
+class CheckoutAuthentication(BaseAuthentication):
+    """The agent session the checkout (or order) in the path was made with."""
+
+    def authenticate(self, request):
+        checkout = getattr(request.parser_context["view"], "checkout", None)
+        if checkout is None:
+            return None
+        return AgentUser(checkout.agent_session), checkout.agent_session
+
+
+def ucp_exception_handler(exc, context):
+    """UCP's error: `messages` of type error with a code and severity, and `detail` (the
+    sentence, as the conformance suite reads it) and `code`."""
+    refusal = refusal_for(exc, request_id_of(context))
+    status = 409 if refusal.code in REPLAY_CONFLICT_CODES else refusal.status
+    message = {"type": "error", "code": refusal.code, "content": refusal.message, "severity": RECOVERABLE}
+    if refusal.fields and len(refusal.fields) == 1 and next(iter(refusal.fields)).startswith("$"):
+        message["path"] = next(iter(refusal.fields))
+    body = {"messages": [message], "detail": refusal.message, "code": refusal.code}
+    return PipelineResponse(body, status=status, headers=refusal.headers)
+
+
+def platform_profile(request):
+    """The platform's profile named by the UCP-Agent header (None: nothing is fetched here)."""
+    return None
+
+
+def agent_parameters(request):
+    """The UCP-Agent header's parameters: {"profile": url, "version": date} (those present)."""
+    header = request.META.get("HTTP_UCP_AGENT", "")
+    return {match[1].lower(): match[2] if match[2] is not None else match[3]
+            for match in AGENT_PARAMETER.finditer(header)}
+
+
+class UcpView(AgentView):
+    checkout = None
+    idempotent_methods = ("POST", "PUT")  # UCP's update is a PUT
+
+    def get_authenticators(self):
+        return [CheckoutAuthentication()]
+
+    def get_exception_handler(self):
+        return ucp_exception_handler
+
+    def resolve(self, request, kind, target=None, action=""):
+        if not CommerceConfig.load().ucp_enabled:
+            raise not_found("This shop does not serve the Universal Commerce Protocol.")
+        check_declared_length(self.django_request)
+        method = self.django_request.method
+        name = OPERATIONS.get((kind, None if target is None else action, method))
+        if name is None:
+            allowed = [m for (k, a, m) in OPERATIONS if k == kind and a == (None if target is None else action)]
+            if not allowed:
+                raise not_found("Nothing is served at this path.")
+            raise method_not_allowed(allowed)
+        self.capability = CapabilitySpec(name=name, endpoint=self.django_request.path, method=method,
+                                         requires_session=name != CREATE)
+        self.requires_session = self.capability.requires_session
+        self.agent = agent_parameters(self.django_request)
+        negotiate(self.agent.get("version"))
+        if target is not None:
+            self.checkout = find_checkout(kind, target)
+
+    def call_name(self):
+        return self.capability.name if self.capability is not None else "ucp"
+
+    def get(self, request, *args, **kwargs):
+        if self.capability.name == ORDER_GET:
+            return self.answer(ucp_shapes.order_object(self.checkout, self.origin))
+        return self.answer(ucp_shapes.checkout_object(self.checkout, self.origin))
+
+    def put(self, request, *args, **kwargs):
+        body = self.body()
+        replay = self.replay_or_claim(request.auth, body)
+        if replay is not None:
+            return replay
+        if self.capability.name == ORDER_UPDATE:
+            events, adjustments = ucp_shapes.order_records(body)
+            checkout = services.record_on_order(self.checkout, events=events, adjustments=adjustments)
+            return self.answer(ucp_shapes.order_object(checkout, self.origin))
+        changes = ucp_shapes.checkout_changes(body, creating=False)
+        if body.get("id", self.checkout.public_id) != self.checkout.public_id:
+            raise ucp_shapes.invalid("The body's id is not the checkout's in the path.", "$.id")
+        checkout = services.update_checkout(self.caller(), self.checkout, changes)
+        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
+
+    def post(self, request, *args, **kwargs):
+        body = self.body()
+        replay = self.replay_or_claim(request.auth, body)
+        if replay is not None:
+            return replay
+        name = self.capability.name
+        if name == CREATE:
+            return self.create(body)
+        if name == COMPLETE:
+            checkout = services.complete_checkout(self.caller(), self.checkout, ucp_shapes.payment_instrument(body))
+        else:
+            checkout = services.cancel_checkout(self.checkout)
+        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
+
+    def create(self, body):
+        changes = ucp_shapes.checkout_changes(body, creating=True)
+        config = self.config
+        agent = {"agent_name": "UCP platform", "purpose": "UCP checkout session"}
+        with transaction.atomic():  # no session is left behind by a checkout the shop refused
+            session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
+                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
+            checkout = services.open_checkout(services.Caller(config, session, self.origin), changes,
+                                              platform_profile_url=profile_url(self.agent))
+        self.agent_session = session
+        self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
+        return self.answer(ucp_shapes.checkout_object(checkout, self.origin), status=201)
+
+    def caller(self):
+        return services.Caller(self.config, self.request.auth, self.origin)
+
+    def body(self):
+        data = self.request.data if self.django_request.META.get("CONTENT_LENGTH") not in (None, "", "0") else {}
+        if not isinstance(data, dict):
+            raise ucp_shapes.invalid("The request body must be a JSON object.")
+        return data
+
+    def answer(self, data, status=200):
+        response = PipelineResponse(data, status=status)
+        request_id = self.django_request.META.get("HTTP_REQUEST_ID")
+        if request_id and len(request_id) <= 200 and request_id.isprintable():
+            response["Request-Id"] = request_id
+        return response
+
+
+def negotiate(version):
+    """Refuse an agent that names a version newer than this business's; one at this version or
+    an older one is answered in this business's version, as UCP's versioning says."""
+    if version is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", version):
+        raise CapabilityError(400, "invalid_version", "The UCP-Agent header's version is a date: YYYY-MM-DD.")
+    if version is not None and version > ucp_shapes.VERSION:
+        raise CapabilityError(400, "version_unsupported", f"Version {version} is not supported; this business "
+                                                          f"implements UCP {ucp_shapes.VERSION}.")
+
+
+def profile_url(agent):
+    url = agent.get("profile", "")
+    return url if url.startswith(("https://", "http://")) and len(url) <= 2000 else ""
+
+
+def find_checkout(kind, target):
+    if kind == ORDERS:
+        checkout = CheckoutSession.objects.select_related("agent_session").filter(order_key=target).first()
+        if checkout is None:
+            raise not_found(f"Order {target} not found.")
+        return checkout
+    checkout = CheckoutSession.objects.select_related("agent_session").filter(public_id=target).first()
+    if checkout is None:
+        raise not_found(f"Checkout session {target} not found.")
+    return checkout
+
+
+view = UcpView.as_view()
