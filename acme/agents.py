@@ -180,9 +180,25 @@ def holds(session, item_id):
     return in_cart or cart_selectors.open_orders_hold(session, item_id)
 
 
-def line_result(session, item_id, quantity, **extra):
-    cart = cart_data(session)
-    return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
+class CartChange:
+    """A cart change of one call: the cart is read inside the change's write transaction and
+    handed to context.record_change(), so the audit event and the cart the agent is shown are
+    kept in that one transaction; the answer reuses the same read."""
+
+    def __init__(self, context, then=None):
+        self.context = context
+        self.then = then
+        self.cart = None
+
+    def record(self):
+        if self.then is not None:
+            self.then()
+        self.cart = cart_data(self.context.session)
+        self.context.record_change(cart=self.cart)
+
+    def line_result(self, item_id, quantity, **extra):
+        cart = self.cart if self.cart is not None else cart_data(self.context.session)
+        return {"item_id": item_id, "quantity": quantity, **extra, "cart_size": cart["cart_size"], "cart": cart}
 
 
 class AcmeProvider(ShopProvider):
@@ -215,25 +231,26 @@ class AcmeProvider(ShopProvider):
         return detail_answer(item_id, context.origin)
 
     def cart_add(self, context: CallContext, item_id, quantity):
+        # A demo piece's price rises (or it is discontinued) in the transaction that adds it.
+        change = CartChange(context, then=lambda: catalog_scenarios.after_added_to_cart(item_id))
         with cart_errors_as_capability_errors():
-            in_cart = cart_services.add_item(context.session, item_id, quantity,
-                                             in_same_transaction=context.record_change)
-        catalog_scenarios.after_added_to_cart(item_id)
-        return line_result(context.session, item_id, in_cart)
+            in_cart = cart_services.add_item(context.session, item_id, quantity, in_same_transaction=change.record)
+        return change.line_result(item_id, in_cart)
 
     def cart_view(self, context: CallContext):
         return cart_data(context.session)
 
     def cart_update(self, context: CallContext, item_id, quantity):
+        change = CartChange(context)
         with cart_errors_as_capability_errors():
-            line = cart_services.update_item(context.session, item_id, quantity,
-                                             in_same_transaction=context.record_change)
-        return line_result(context.session, item_id, line.quantity if line else 0, removed=line is None)
+            line = cart_services.update_item(context.session, item_id, quantity, in_same_transaction=change.record)
+        return change.line_result(item_id, line.quantity if line else 0, removed=line is None)
 
     def cart_remove(self, context: CallContext, item_id):
+        change = CartChange(context)
         with cart_errors_as_capability_errors():
-            cart_services.remove_item(context.session, item_id, in_same_transaction=context.record_change)
-        return line_result(context.session, item_id, 0, removed=True)
+            cart_services.remove_item(context.session, item_id, in_same_transaction=change.record)
+        return change.line_result(item_id, 0, removed=True)
 
     def checkout(self, context: CallContext):
         with cart_errors_as_capability_errors():

@@ -43,7 +43,7 @@ class CartError(Exception):
         "variant_required": 400,
         "quantity_above_maximum": 400,
         "insufficient_stock": 400,
-        "cart_empty": 400,
+        "cart_empty": 409,
         "currency_mismatch": 400,
         "cart_not_open": 409,
     }

@@ -86,7 +86,6 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 400 | `invalid_quantity` | *(shop)* `quantity` is not a whole number of at least 1 (0 for `cart.update`) | send a positive whole number |
 | 400 | `quantity_above_maximum` | *(shop)* the line would hold more than a cart may (20 here) | lower the quantity to the maximum given |
 | 400 | `insufficient_stock` | *(shop)* fewer in stock than asked for, or than the cart holds at checkout | lower the quantity, or remove the item |
-| 400 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add an item first |
 | 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart | choose another item |
 | 400 | `variant_required` | *(shop)* `cart.add` of an item sold only as one of its variants | add one of the `variants` that `detail` lists |
 | 401 | `session_required` | the capability needs a session and no token was sent | create a session and send its token |
@@ -103,6 +102,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 404 | `method_not_found` | an MCP method other than `initialize`, `ping`, `tools/list`, `tools/call` | list and call tools |
 | 405 | `method_not_allowed` | the endpoint does not take this method; `Allow` lists those it does | use a method from `Allow` |
 | 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
+| 409 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add an item first |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running | wait `Retry-After`, then retry with the same key |
 | 409 | `idempotency_outcome_unknown` | the request with this key changed something but its answer was lost | do not resend: read `cart.view` or `order.status` |

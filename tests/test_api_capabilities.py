@@ -294,7 +294,7 @@ def test_cart_remove_of_an_item_not_in_the_cart_or_unknown_is_404(shopper):
 
 
 def test_checkout_of_an_empty_cart_is_400(shopper):
-    assert_error(shopper.post(f"{API}/checkout"), 400, "cart_empty")
+    assert_error(shopper.post(f"{API}/checkout"), 409, "cart_empty")
 
 
 def test_checkout_hands_an_absolute_url_to_the_human_and_starts_a_new_cart(shopper, http):
@@ -310,7 +310,7 @@ def test_checkout_hands_an_absolute_url_to_the_human_and_starts_a_new_cart(shopp
     assert "Speckled Mug" in page.text
     assert Order.objects.get().lines.get().quantity == 2
     assert shopper.cart()["items"] == []
-    assert_error(shopper.post(f"{API}/checkout"), 400, "cart_empty")
+    assert_error(shopper.post(f"{API}/checkout"), 409, "cart_empty")
 
 
 def test_checkout_refuses_a_cart_the_stock_no_longer_covers(shopper):

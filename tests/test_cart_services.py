@@ -314,7 +314,7 @@ def test_each_checkout_gets_its_own_number_and_token(agent_session, product):
 def test_start_checkout_of_an_empty_cart(agent_session):
     with pytest.raises(CartError) as excinfo:
         services.start_checkout(agent_session)
-    assert_cart_error(excinfo, "cart_empty", 400)
+    assert_cart_error(excinfo, "cart_empty", 409)
     assert not Order.objects.exists()
 
 

@@ -25,6 +25,13 @@ def snapshot(cart):
     return {"lines": lines, "subtotal": str(cart.get("subtotal")), "currency": cart.get("currency")}
 
 
+def remember(session, shown):
+    """Keep `shown` (a snapshot) as the cart the session's agent has seen."""
+    if session.shown_cart != shown:
+        type(session).objects.filter(pk=session.pk).update(shown_cart=shown)
+        session.shown_cart = shown
+
+
 def line_id(line):
     found = line.get("item_id")
     return None if found is None else str(found)

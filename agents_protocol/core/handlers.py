@@ -29,7 +29,6 @@ from agents_protocol.core.errors import (
     not_implemented,
 )
 from agents_protocol.core.formats import iso_utc
-from agents_protocol.core.models import AgentSession
 from agents_protocol.core.money import money_written
 from agents_protocol.core.outputs import check_cart_line
 from agents_protocol.core.schema import invalid_params
@@ -219,18 +218,12 @@ def with_cart_notices(call, answer, cart, changed_item=None):
     if session is None:
         return answer
     now = cart_notices.snapshot(cart)
-    notices = cart_notices.changes(session.shown_cart, now,
+    notices = cart_notices.changes(call.context.cart_shown_before(), now,
                                    changed_item=None if changed_item is None else str(changed_item))
-    remember_cart(session, now)
+    cart_notices.remember(session, now)
     if not notices or not isinstance(answer, dict):
         return answer
     return {**answer, "notices": [*answer.get("notices", ()), *notices]}
-
-
-def remember_cart(session, shown):
-    if session.shown_cart != shown:
-        AgentSession.objects.filter(pk=session.pk).update(shown_cart=shown)
-        session.shown_cart = shown
 
 
 def line_change(call, answer):
@@ -270,7 +263,7 @@ def checkout(call):
     notices = cart_handed_off_notices(call)
     handoff = ask_provider(call, "checkout")
     if call.context.session is not None:
-        remember_cart(call.context.session, None)  # the session's next cart is a new one
+        cart_notices.remember(call.context.session, None)  # the session's next cart is a new one
     answer = {
         "checkout_url": handoff.checkout_url,
         "human_handoff": True,

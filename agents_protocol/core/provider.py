@@ -18,6 +18,7 @@ from django.core.signals import setting_changed
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from agents_protocol.core import cart_notices
 from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError, not_implemented
 from agents_protocol.core.models import AgentSession
@@ -34,24 +35,37 @@ class CallContext:
     # order.status of a checkout handed off by reference: the session's CheckoutHandoff whose order
     # the app asks about (core/handoffs.py). None when the order_id is the agent's own words.
     resolved_handoff: Any = None
-    _recorded: list = field(default_factory=list, repr=False, compare=False)
+    # What record_change() did in this call: {"recorded": True, "cart_shown_before": snapshot}.
+    _changes: dict = field(default_factory=dict, repr=False, compare=False)
 
     def absolute_url(self, path):
         return f"{self.origin}{path}"
 
-    def record_change(self):
+    def record_change(self, cart=None):
         """Call inside the transaction that makes this call's change, once the change is made.
 
         The agent API then appends the call's audit event in that transaction, so the change
         and its record commit together or not at all (and SQLite's one write lock is taken once
         instead of twice). The app calls it itself at the end of the transaction it opens around
         a provider method that changes something (ShopProvider.atomic_changes); a provider that
-        opens its own calls it there. Only the first call counts. Outside the agent API's routes
-        (captured examples, PactSpec, A2A) it does nothing and the event, if any, follows the call.
+        opens its own calls it there, with `cart` (the cart after the change, as cart_view
+        answers it) when it has read it: the app then keeps what the agent is shown of its cart
+        (core/cart_notices.py) in that transaction too, instead of in one of its own. Only the
+        first call counts. Outside the agent API's routes (captured examples, PactSpec, A2A) the
+        audit event, if any, follows the call.
         """
-        if self.append_audit_event is not None and not self._recorded:
-            self._recorded.append(True)
+        if self._changes:
+            return
+        self._changes["recorded"] = True
+        if cart is not None and self.session is not None:
+            self._changes["cart_shown_before"] = self.session.shown_cart
+            cart_notices.remember(self.session, cart_notices.snapshot(cart))
+        if self.append_audit_event is not None:
             self.append_audit_event()
+
+    def cart_shown_before(self):
+        """The snapshot of the cart the agent was shown before this call's change."""
+        return self._changes.get("cart_shown_before", self.session.shown_cart)
 
 
 @dataclass(frozen=True)

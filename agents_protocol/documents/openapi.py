@@ -35,7 +35,7 @@ ERROR_RESPONSES = {
     "TooManyRequests": "Rate limit or session limit reached; wait Retry-After seconds",
     "NotImplemented": "This capability has no handler on this site yet",
     "TooEarly": "The session is still live: its audit trail is sealed when it ends",
-    "Conflict": "A request with this Idempotency-Key is still in flight, or the cart is frozen for checkout",
+    "Conflict": "A request with this Idempotency-Key is still in flight, or the cart is empty or frozen for checkout",
     "IdempotencyConflict": "This Idempotency-Key was already used for a different request",
     "Unavailable": "The database or cache is unavailable; retry after Retry-After seconds",
     "Error": "Any other refusal or failure, in the same envelope",

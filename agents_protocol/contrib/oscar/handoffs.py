@@ -43,7 +43,7 @@ def hand_off(session):
     """Close the session's open basket for the agent; returns (the link, the raw token)."""
     basket = baskets.lock_open_basket(session)
     if basket.is_empty:
-        raise CapabilityError(400, "cart_empty", "The cart is empty; add at least one item before checking out.")
+        raise CapabilityError(409, "cart_empty", "The cart is empty; add at least one item before checking out.")
     for line in basket.all_lines():
         baskets.require_purchase_permitted(basket, line.product, line.quantity, 0)
     token = secrets.token_urlsafe(32)

@@ -194,7 +194,7 @@ class HandoffTests(ShopTestCase):
 
     def test_an_empty_cart_or_a_sold_out_line_cannot_be_checked_out(self):
         agent = self.new_agent()
-        agent.call("checkout").error(400, "cart_empty")
+        agent.call("checkout").error(409, "cart_empty")
         agent.call("cart.add", item_id="MUG-CEL-L", quantity=4).data()
         self.products["large_mug"].stockrecords.update(num_in_stock=2)
         agent.call("checkout").error(400, "insufficient_stock")
