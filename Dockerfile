@@ -36,4 +36,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
     CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ[\"PORT\"]}/healthz/live', timeout=4)"
 
 ENTRYPOINT ["/app/deploy/entrypoint.sh"]
-CMD ["gunicorn", "--config", "deploy/gunicorn.conf.py", "acme.wsgi"]
+# gunicorn and the background tasks' worker beside it (UCP order webhooks).
+CMD ["deploy/serve.sh"]

@@ -1,5 +1,5 @@
 # Two commands for a fresh machine (see README.md):
-#   make run    install, migrate, load the demo catalog, serve with gunicorn
+#   make run    install, migrate, load the demo catalog, serve with gunicorn and the task worker (deploy/serve.sh)
 #   make test   install everything (Python packages, Debian's chromium, PostgreSQL, Redis, nginx, Node) and run every test
 #               (test-package beside pytest: the app's wheel in two other shops, via nox); ends with its wall time.
 #               What the tests build from lock files (nox's virtualenvs, the nginx test's image venv, node_modules) is
@@ -50,7 +50,7 @@ demo: migrate
 serve: install
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(BIN)/python manage.py site_banner --host $(HOST) --port $(PORT)
-	HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) $(BIN)/gunicorn --config deploy/gunicorn.conf.py acme.wsgi
+	HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) PYTHON=$(BIN)/python deploy/serve.sh
 
 run: demo serve
 

@@ -105,6 +105,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_ratelimit",
+    "django_tasks",
+    "django_tasks_db",
     "acme",
     "agents_protocol",
     "catalog",
@@ -223,6 +225,17 @@ def _shared_secret_or_service(name, why):
 _shared_secret_or_service(
     "REDIS_URL", "without it each instance counts rate limits on its own, so N instances allow N times the limit "
     "(docs/deploy.md).")
+# Background tasks (Django's Tasks framework, the django-tasks backport on 5.2): UCP order events
+# to platforms' webhooks (agents_protocol/outbound/webhooks.py). Embedded: rows of the database,
+# enqueued in the order change's own transaction, run by `manage.py db_worker` beside gunicorn
+# (deploy/serve.sh). Scale-out: RQ on Redis (`manage.py rqworker`), enqueued when the change commits.
+if REDIS_URL:
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    RQ_QUEUES = {"default": {"URL": REDIS_URL}}
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
+else:
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+
 
 # django-ratelimit's own settings at their defaults, spelled out (RATELIMIT_USE_CACHE above): it
 # reads each one on every counted call, and a setting that is absent costs an AttributeError
@@ -323,6 +336,14 @@ AGENTS_PROTOCOL = {
     # SQLite: one host, so every process that edits or serves the configuration shares a signal in
     # shared memory, and requests read the revision row only when it moved (acme/embedded/stamp.py).
     "REVISION_SIGNAL": "acme.embedded.stamp.SharedMemoryStamp" if EMBEDDED_DATABASE else None,
+    # Networks the app's own requests (UCP platform profiles, webhooks) may reach although private or
+    # loopback, e.g. 127.0.0.0/8,::1/128 for a platform on this host (the UCP conformance suite's).
+    "OUTBOUND_ALLOWED_NETWORKS": env_list("OUTBOUND_ALLOWED_NETWORKS", []),
+    # A task backend outside the database (RQ) cannot take part in the order change's transaction.
+    "WEBHOOK_ENQUEUE_ON_COMMIT": bool(REDIS_URL),
+    # How long an undelivered order event is retried (a site serving the UCP conformance suite, whose
+    # webhook receiver listens only during its webhook tests, keeps this to a few seconds).
+    "WEBHOOK_MAX_AGE_SECONDS": env_int("WEBHOOK_MAX_AGE_SECONDS", 24 * 3600, minimum=1),
     "DEFAULT_SITE": {
         "name": "Acme Ceramics",
         "description": "Handmade ceramic mugs, bowls, vases, plates and planters",

@@ -9,3 +9,6 @@ class AgentsProtocolConfig(AppConfig):
     def ready(self):
         from agents_protocol import checks, signals  # noqa: F401  (registers checks and receivers)
         from agents_protocol.core import handlers  # noqa: F401  (registers the built-in handlers)
+        from agents_protocol.transports.ucp_events import deliver_to_platform
+
+        signals.ucp_order_event.connect(deliver_to_platform, dispatch_uid="agents_protocol.ucp_webhooks")

@@ -10,7 +10,7 @@ from agents_protocol.http import views as agent_views
 from agents_protocol.http.routing import AGENTS_NAMESPACE
 from agents_protocol.inspector import views as inspector
 from agents_protocol.http import ucp_documents
-from agents_protocol.transports import a2a, mcp, ucp
+from agents_protocol.transports import a2a, mcp, ucp, ucp_testing
 from agents_protocol.transports import pactspec as pactspec_views
 
 app_name = "agents_protocol"
@@ -46,6 +46,7 @@ urlpatterns = [
     path(f"{ucp.CHECKOUT_SESSIONS}/<str:target>/<str:action>", ucp.view, {"kind": ucp.CHECKOUT_SESSIONS},
          name="ucp_checkout_action"),
     path(f"{ucp.ORDERS}/<str:target>", ucp.view, {"kind": ucp.ORDERS}, name="ucp_order"),
+    path("testing/simulate-shipping/<str:order_id>", ucp_testing.simulate_shipping, name="ucp_simulate_shipping"),
     # Last: anything else under the namespace is the envelope's 404, not the site's HTML page.
     re_path(rf"^{re.escape(at(AGENTS_NAMESPACE.rstrip('/')))}(/.*)?$", agent_views.unknown_endpoint,
             name="unknown_endpoint"),

@@ -159,3 +159,17 @@ def test_a_post_sends_its_body_and_headers(server, loopback_allowed):
     assert answer.status == 202
     arrived = server.requests[0]
     assert (arrived.method, arrived.body, arrived.headers["Request-Signature"]) == ("POST", b'{"a": 1}', "sig")
+
+
+def test_an_address_refusing_the_connection_gives_way_to_the_next(server, outbound, monkeypatch):
+    """localhost may resolve to ::1 and 127.0.0.1 with a server listening on one: as any client, the next is tried."""
+    outbound(OUTBOUND_ALLOWED_NETWORKS=["127.0.0.0/8"])
+
+    def two_answers(host, port, *args, **kwargs):
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.2", port)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    server.answer("/profile", body={})
+    monkeypatch.setattr(socket, "getaddrinfo", two_answers)
+
+    assert fetch(server.url("/profile", host="platform.example")).status == 200

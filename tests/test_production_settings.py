@@ -216,7 +216,7 @@ def test_the_entrypoint_refuses_production_without_a_secret_key(tmp_path):
 
 
 ENV_READERS = [r'os\.environ\.get\("([A-Z_]+)"', r'env_(?:bool|list|int)\("([A-Z_]+)"', r'\$\{([A-Z_]+)']
-CONFIGURED_FILES = ["acme/settings.py", "deploy/gunicorn.conf.py", "deploy/entrypoint.sh"]
+CONFIGURED_FILES = ["acme/settings.py", "deploy/gunicorn.conf.py", "deploy/entrypoint.sh", "deploy/serve.sh"]
 
 
 def test_every_environment_variable_is_documented_in_the_deployment_guide():

@@ -122,7 +122,7 @@ def entrypoint(app, env, *command, **options):
 
 def start_instance(app, env):
     """`docker run <image>`: the entry point with the image's default command (its CMD)."""
-    command = ["gunicorn", "--config", "deploy/gunicorn.conf.py", "acme.wsgi"]
+    command = ["deploy/serve.sh"]
     with open(Path(env["DATA_DIR"]) / "gunicorn.log", "ab") as log:  # what a container's log would show
         process = subprocess.Popen([str(app / "deploy/entrypoint.sh"), *command], env=env, cwd=app,
                                    stdout=log, stderr=subprocess.STDOUT, **unprivileged())

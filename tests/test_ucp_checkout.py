@@ -18,6 +18,7 @@ from agents_protocol.core.provider import CallContext, Payment, PaymentInstrumen
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
 from agents_protocol.signals import ucp_order_event
 from catalog.models import Product
+from tests.platform_server import PlatformServer
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +42,23 @@ US_ADDRESS = {"id": "dest_us", "street_address": "1 Elm St", "address_locality":
               "address_region": "IL", "postal_code": "62704", "address_country": "US"}
 
 
+# The platform UCP-Agent names: its profile is fetched (outbound/profiles.py) from 127.0.0.1.
+PLATFORM = PlatformServer()
+PROFILE_URL = PLATFORM.url("/profiles/platform.json")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def platform():
+    PLATFORM.answer("/profiles/platform.json", body={"ucp": {"version": "2026-01-11"}})
+    with PLATFORM:
+        yield PLATFORM
+
+
+@pytest.fixture(autouse=True)
+def platform_on_loopback(settings):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "OUTBOUND_ALLOWED_NETWORKS": ["127.0.0.1/32"]}
+
+
 @pytest.fixture
 def flower_shop(tmp_path):
     for name, text in FLOWER_SHOP.items():
@@ -62,7 +80,7 @@ def order_events():
 
 def headers(key=None, **extra):
     return {"idempotency-key": key or str(uuid.uuid4()), "request-id": str(uuid.uuid4()),
-            "UCP-Agent": 'profile="https://platform.example/profile.json"; version="2026-01-11"', **extra}
+            "UCP-Agent": f'profile="{PROFILE_URL}"; version="2026-01-11"', **extra}
 
 
 def send(client, method, path, body=None, raw=None, **header_values):
@@ -143,7 +161,7 @@ def test_create_prices_the_lines_from_the_shop_in_a_session_of_its_own(client, f
     assert total(answer, "subtotal") == total(answer) == 7000
     checkout = CheckoutSession.objects.get(public_id=answer["id"])
     assert AgentSession.objects.filter(pk=checkout.agent_session_id).exists()
-    assert checkout.platform_profile_url == "https://platform.example/profile.json"
+    assert checkout.platform_profile_url == PROFILE_URL
 
 
 def test_shipping_options_and_discounts_make_the_total(client, flower_shop):

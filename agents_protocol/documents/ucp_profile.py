@@ -35,8 +35,9 @@ def spec_names():
     return {page for page, _, _ in CAPABILITY_DOCUMENTS.values()} | {SERVICE_SPEC}
 
 
-def business_profile(origin):
-    return {
+def business_profile(origin, signing_keys=()):
+    """`signing_keys`: the JWKs that verify the shop's webhook signatures (outbound/signing.py)."""
+    profile = {
         "ucp": {
             "version": ucp_shapes.VERSION,
             "services": {
@@ -50,6 +51,9 @@ def business_profile(origin):
         },
         "payment": {"handlers": ucp_shapes.payment_handlers(origin)},
     }
+    if signing_keys:
+        profile["signing_keys"] = list(signing_keys)
+    return profile
 
 
 def capability(origin, name):

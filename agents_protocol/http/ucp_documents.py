@@ -15,6 +15,7 @@ from agents_protocol.documents import ucp_profile
 from agents_protocol.http.client import request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
 from agents_protocol.http.exceptions import refusal_for
+from agents_protocol.outbound.signing import public_jwk
 
 READ_METHODS = ("GET", "HEAD")
 MAX_AGE = 300
@@ -47,8 +48,8 @@ def read_only(build):
 
 @read_only
 def profile(request):
-    return HttpResponse(codec.encode(ucp_profile.business_profile(request_origin(request))),
-                        content_type=codec.JSON_CONTENT_TYPE)
+    profile = ucp_profile.business_profile(request_origin(request), signing_keys=[public_jwk()])
+    return HttpResponse(codec.encode(profile), content_type=codec.JSON_CONTENT_TYPE)
 
 
 @read_only

@@ -23,7 +23,7 @@ def allowed(address):
 
 
 def resolve(host, port):
-    """The one address the request connects to: `host` resolved once, every answer allowed.
+    """The addresses the request may connect to: `host` resolved once, every answer allowed.
 
     A name with any refused address is refused whole, so an answer that mixes a public and a
     private address cannot reach the private one on another lookup (DNS rebinding).
@@ -32,9 +32,9 @@ def resolve(host, port):
         answers = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as error:
         raise OutboundRefused(f"{host} cannot be resolved: {error}") from None
-    addresses = [ipaddress.ip_address(answer[4][0].split("%", 1)[0]) for answer in answers]
+    addresses = list(dict.fromkeys(ipaddress.ip_address(answer[4][0].split("%", 1)[0]) for answer in answers))
     refused = [address for address in addresses if not allowed(address)]
     if refused or not addresses:
         raise OutboundRefused(f"{host} resolves to {refused[0] if refused else 'nothing'}, "
                               "which is not a public address.")
-    return addresses[0]
+    return addresses

@@ -12,6 +12,7 @@ from urllib.parse import urljoin, urlsplit
 
 import urllib3
 from urllib3.exceptions import HTTPError as Urllib3Error
+from urllib3.exceptions import NewConnectionError
 
 from agents_protocol.core.conf import app_settings
 from agents_protocol.outbound.addresses import OutboundRefused, resolve
@@ -43,12 +44,21 @@ def fetch(url, method="GET", body=None, headers=None, redirects=0):
 
 
 def _exchange(url, method, body, headers, deadline):
+    """One request to `url`, on the first of its addresses that accepts the connection (a name
+    such as localhost may resolve to ::1 and 127.0.0.1, and a server listen on one of them)."""
     parts = _checked_url(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    address = resolve(parts.hostname, port)
+    for address in resolve(parts.hostname, port):
+        try:
+            return _exchange_with(address, port, parts, method, body, headers, deadline)
+        except NewConnectionError as error:
+            refused = error  # the next address; a timeout is not tried again, the deadline is shared
+    raise OutboundRefused(f"{parts.hostname} did not answer: {refused}")
+
+
+def _exchange_with(address, port, parts, method, body, headers, deadline):
     remaining = _remaining(deadline)
-    timeout = urllib3.Timeout(connect=remaining, read=remaining)
-    pool = _pool(parts, address, port, timeout)
+    pool = _pool(parts, address, port, urllib3.Timeout(connect=remaining, read=remaining))
     target = parts.path or "/"
     if parts.query:
         target += "?" + parts.query
@@ -61,6 +71,8 @@ def _exchange(url, method, body, headers, deadline):
                           _read_capped(response, deadline))
         finally:
             response.release_conn()
+    except NewConnectionError:
+        raise
     except (Urllib3Error, OSError) as error:
         raise OutboundRefused(f"{parts.hostname} did not answer: {error}") from None
     finally:

@@ -12,18 +12,18 @@ A thin transport on the pipeline (http/pipeline.py): it finds the call (`resolve
 principal and writes UCP's error shape; sessions, limits, Idempotency-Key, audit and activity
 are the pipeline's. A checkout session is an agent session of its own, made with it: the
 checkout's id in the path (unguessable) is the credential, as UCP has no other. The
-`UCP-Agent` header names the platform's profile and the version it speaks: a newer version
-than this business's is refused (400 version_unsupported).
+`UCP-Agent` header names the platform's profile and the version it speaks: the profile is
+fetched through outbound/ (profiles.py), and a newer version than this business's, in the header
+or the profile, is refused (400 version_unsupported), as is a profile that cannot be used (400
+invalid_profile).
 """
-import re
-
 from django.db import transaction
 from rest_framework.authentication import BaseAuthentication
 
 from agents_protocol.checkout import services
 from agents_protocol.checkout.models import CheckoutSession, CommerceConfig
 from agents_protocol.core.config import CapabilitySpec
-from agents_protocol.core.errors import CapabilityError, not_found
+from agents_protocol.core.errors import not_found
 from agents_protocol.documents.interop import site_base
 from agents_protocol.http.authentication import AgentUser
 from agents_protocol.http.client import client_address
@@ -32,6 +32,7 @@ from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView, AuditedCall
 from agents_protocol.http.responses import PipelineResponse
 from agents_protocol.http.sessions import create_session
+from agents_protocol.outbound import profiles
 from agents_protocol.transports import ucp_shapes
 
 CHECKOUT_SESSIONS, ORDERS = "checkout-sessions", "orders"
@@ -48,7 +49,6 @@ OPERATIONS = {
     (ORDERS, "", "GET"): ORDER_GET,
     (ORDERS, "", "PUT"): ORDER_UPDATE,
 }
-AGENT_PARAMETER = re.compile(r'(?:^|[;,])\s*(profile|version)\s*=\s*(?:"([^"]*)"|([^;,\s]*))', re.IGNORECASE)
 # UCP's severities: a refusal the agent can fix by another request, or one only the buyer can.
 RECOVERABLE = "recoverable"
 REPLAY_CONFLICT_CODES = {"idempotency_conflict"}  # UCP: a key reused for another request is 409
@@ -65,27 +65,24 @@ class CheckoutAuthentication(BaseAuthentication):
 
 
 def ucp_exception_handler(exc, context):
-    """UCP's error: `messages` of type error with a code and severity, and `detail` (the
-    sentence, as the conformance suite reads it) and `code`."""
     refusal = refusal_for(exc, request_id_of(context))
     status = 409 if refusal.code in REPLAY_CONFLICT_CODES else refusal.status
+    return PipelineResponse(error_body(refusal), status=status, headers=refusal.headers)
+
+
+def error_body(refusal):
+    """UCP's error: `messages` of type error with a code and severity, and `detail` (the
+    sentence, as the conformance suite reads it) and `code`."""
     message = {"type": "error", "code": refusal.code, "content": refusal.message, "severity": RECOVERABLE}
     if refusal.fields and len(refusal.fields) == 1 and next(iter(refusal.fields)).startswith("$"):
         message["path"] = next(iter(refusal.fields))
-    body = {"messages": [message], "detail": refusal.message, "code": refusal.code}
-    return PipelineResponse(body, status=status, headers=refusal.headers)
+    return {"messages": [message], "detail": refusal.message, "code": refusal.code}
 
 
 def platform_profile(request):
-    """The platform's profile named by the UCP-Agent header (None: nothing is fetched here)."""
-    return None
-
-
-def agent_parameters(request):
-    """The UCP-Agent header's parameters: {"profile": url, "version": date} (those present)."""
-    header = request.META.get("HTTP_UCP_AGENT", "")
-    return {match[1].lower(): match[2] if match[2] is not None else match[3]
-            for match in AGENT_PARAMETER.finditer(header)}
+    """The platform's profile named by the UCP-Agent header, fetched through outbound/ (cached),
+    or None when the header names none; a 400 for one that cannot be used or is too new."""
+    return profiles.platform_profile_of(request.META.get("HTTP_UCP_AGENT", ""))
 
 
 class UcpView(AgentView):
@@ -112,10 +109,16 @@ class UcpView(AgentView):
         self.capability = CapabilitySpec(name=name, endpoint=self.django_request.path, method=method,
                                          requires_session=name != CREATE)
         self.requires_session = self.capability.requires_session
-        self.agent = agent_parameters(self.django_request)
-        negotiate(self.agent.get("version"))
+        self.agent = profiles.ucp_agent_fields(self.django_request.META.get("HTTP_UCP_AGENT", ""))
+        profiles.negotiated_version(self.agent.get("version"))
         if target is not None:
             self.checkout = find_checkout(kind, target)
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # After the throttles: the profile fetch is the shop's own request, which a flood of calls
+        # naming new URLs must not multiply.
+        self.platform = platform_profile(self.django_request)
 
     def call_name(self):
         return self.capability.name if self.capability is not None else "ucp"
@@ -182,16 +185,6 @@ class UcpView(AgentView):
         if request_id and len(request_id) <= 200 and request_id.isprintable():
             response["Request-Id"] = request_id
         return response
-
-
-def negotiate(version):
-    """Refuse an agent that names a version newer than this business's; one at this version or
-    an older one is answered in this business's version, as UCP's versioning says."""
-    if version is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", version):
-        raise CapabilityError(400, "invalid_version", "The UCP-Agent header's version is a date: YYYY-MM-DD.")
-    if version is not None and version > ucp_shapes.VERSION:
-        raise CapabilityError(400, "version_unsupported", f"Version {version} is not supported; this business "
-                                                          f"implements UCP {ucp_shapes.VERSION}.")
 
 
 def profile_url(agent):

@@ -13,8 +13,9 @@ from agents_protocol.checkout.models import CheckoutSession, PaymentHandler
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.money import minor_units
 from agents_protocol.core.provider import PaymentInstrument
+from agents_protocol.outbound.profiles import UCP_VERSION
 
-VERSION = "2026-01-11"
+VERSION = UCP_VERSION
 CHECKOUT, ORDER = "dev.ucp.shopping.checkout", "dev.ucp.shopping.order"
 FULFILLMENT, DISCOUNT = "dev.ucp.shopping.fulfillment", "dev.ucp.shopping.discount"
 BUYER_CONSENT = "dev.ucp.shopping.buyer_consent"
