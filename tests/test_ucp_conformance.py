@@ -11,6 +11,7 @@ The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook po
 """
 import fcntl
 import json
+import re
 import secrets
 import shutil
 import subprocess
@@ -32,7 +33,7 @@ SUITE_DATA = "test_data/flower_shop"
 HERE = ROOT / "tests" / "ucp_suite"
 REQUIREMENTS = HERE / "requirements.txt"
 SUITE_FILES = sorted(path.name for path in SUITE_SOURCE.glob("*_test.py"))
-OFFICIAL_FILE_COUNT = 13  # ../shared/peers/UCP.md: 13 files, 58 tests
+OFFICIAL_FILE_COUNT = 13  # ../shared/peers/UCP.md
 RUN_AT_ONCE = 4
 FILE_TIMEOUT = 180  # seconds for one file of the suite
 # The suite waits 2 s for an order's webhooks: the worker looks for tasks more often than its 1 s default.
@@ -137,10 +138,13 @@ def test_the_official_suite_is_here():
 
 @pytest.mark.parametrize("name", SUITE_FILES)
 def test_suite_file_passes(conformance_run, name):
+    """The file exits 0 having run each of its tests, none skipped."""
     result = conformance_run["files"][name]
     output = result["output"]
     assert result["returncode"] == 0, f"{name} exited {result['returncode']}:\n{output[-6000:]}"
     assert "\nOK" in output and "skipped" not in output, output[-3000:]
+    written = len(re.findall(r"^\s+def test_", (SUITE_SOURCE / name).read_text(), re.MULTILINE))
+    assert re.search(r"^Ran (\d+) tests? in", output, re.MULTILINE)[1] == str(written)
 
 
 def recorded_exchanges(folder):
