@@ -319,9 +319,9 @@ class AcmeProvider(ShopProvider):
         except cart_services.PaymentDeclined as declined:
             return Payment(Payment.DECLINED, message=declined.message)
         except cart_services.HandoffError as refusal:
-            raise CapabilityError(409, "insufficient_stock", refusal.message) from refusal
+            raise CapabilityError(400, "insufficient_stock", refusal.message) from refusal
         except cart_services.OrderClosed:
-            raise CapabilityError(409, "order_closed", f"Order {order_id} is no longer open.") from None
+            raise CapabilityError(409, "checkout_closed", f"Order {order_id} is no longer open.") from None
         return Payment(Payment.APPROVED, reference=order.payment_reference)
 
 

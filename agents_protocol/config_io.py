@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from jsonschema import Draft7Validator
 
+from agents_protocol.checkout.models import CommerceConfig, PaymentHandler
 from agents_protocol.core.config import load_config
 from agents_protocol.core.models import path_param_problem
 from agents_protocol.documents.agents_json import build_agents_json
@@ -63,6 +64,7 @@ _FLOW = {
 
 
 SITE_FIELDS = ("name", "url", "description", "contact", "docs_url", "agent_notes")
+PAYMENT_HANDLER_TEXTS = ("handler_id", "name", "version", "spec", "config_schema")
 
 
 def _section(properties, required=()):
@@ -85,6 +87,10 @@ CONFIG_FILE_SCHEMA = {
         "rate_limit": _section({"requests_per_minute": {"type": "integer"}, "max_sessions": {"type": "integer"}}),
         "audit": _section({"enabled": {"type": "boolean"}, "endpoint": {"type": "string"}}),
         "mcp": _section({"enabled": {"type": "boolean"}, "endpoint": {"type": "string"}}),
+        "ucp": _section({"enabled": {"type": "boolean"}, "payment_handlers": {"type": "array", "items": _section(
+            {name: {"type": "string"} for name in PAYMENT_HANDLER_TEXTS} | {
+                "instrument_schemas": {"type": "array", "items": {"type": "string"}}, "config": {"type": "object"}},
+            required=["handler_id", "name", "spec", "config_schema"])}}),
         "capabilities": {"type": "array", "items": _CAPABILITY},
         "flows": {"type": "array", "items": _FLOW},
     },
@@ -119,6 +125,9 @@ def export_config():
         },
         "audit": {"enabled": config.audit.enabled, "endpoint": config.audit.endpoint},
         "mcp": {"enabled": config.mcp.enabled, "endpoint": config.mcp.endpoint},
+        "ucp": {"enabled": CommerceConfig.load().ucp_enabled, "payment_handlers": [
+            {**{name: getattr(h, name) for name in PAYMENT_HANDLER_TEXTS}, "instrument_schemas": h.instrument_schemas,
+             "config": h.config} for h in PaymentHandler.objects.all()]},
         "capabilities": [_export_capability(c) for c in config.capabilities],
         "flows": [{"name": f.name, "description": f.description, "steps": list(f.steps)} for f in config.flows],
     }
@@ -217,6 +226,7 @@ def write_config(data, get_model, validate):
     save(singleton("RateLimitConfig", **data["rate_limit"]), "rate_limit")
     save(singleton("AuditConfig", **data["audit"]), "audit")
     save(singleton("McpConfig", **data.get("mcp", {})), "mcp")  # files exported before MCP have none
+    write_ucp(data.get("ucp", {}), model, singleton, save)  # files exported before UCP have none
 
     capabilities = {}
     for position, entry in enumerate(data["capabilities"]):
@@ -269,6 +279,17 @@ def write_config(data, get_model, validate):
             save(model("FlowStep")(flow=flow, capability=capabilities[step], position=step_position),
                  f"{where}.steps[{step_position}]")
     return errors
+
+
+def write_ucp(ucp, model, singleton, save):
+    """UCP's switch and, when the file lists them, the payment handlers (in the file's order)."""
+    if "enabled" in ucp:
+        save(singleton("CommerceConfig", ucp_enabled=ucp["enabled"]), "ucp")
+    if "payment_handlers" not in ucp:
+        return
+    model("PaymentHandler").objects.all().delete()
+    for position, handler in enumerate(ucp["payment_handlers"]):
+        save(model("PaymentHandler")(position=position, **handler), f"ucp.payment_handlers[{position}]")
 
 
 def _messages(error):

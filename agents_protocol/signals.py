@@ -1,13 +1,9 @@
-"""Bump the configuration revision whenever any configuration row changes; the order events of
-checkout sessions.
-
-`ucp_order_event` is sent inside the transaction of an order change, with `checkout` (the
-CheckoutSession) and `event` ("order_created", "order_shipped" …): a receiver that enqueues
-work in that transaction loses nothing when the change rolls back or commits.
-"""
+"""Bump the configuration revision whenever any configuration row changes; and the order events
+of checkout sessions (`ucp_order_event`, agents_protocol/checkout/signals.py)."""
 from django.db.models.signals import post_delete, post_save
-from django.dispatch import Signal, receiver
+from django.dispatch import receiver
 
+from agents_protocol.checkout.signals import ucp_order_event  # noqa: F401 (the app's public name for it)
 from agents_protocol.core.config import bump_revision
 from agents_protocol.core.models import (
     AuditConfig,
@@ -20,8 +16,6 @@ from agents_protocol.core.models import (
     SessionConfig,
     SiteProfile,
 )
-
-ucp_order_event = Signal()
 
 CONFIG_MODELS = (
     SiteProfile, SessionConfig, RateLimitConfig, AuditConfig, McpConfig,

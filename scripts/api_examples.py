@@ -70,7 +70,7 @@ the page; tokens, ids and times differ on each run).
 ## Error codes
 
 Agents branch on `code` and `status` and may show `error` to a human. PactSpec answers the same
-envelope; A2A a JSON-RPC error carrying the code ([interop.md](interop.md)). *(shop)* codes come
+envelope; A2A a JSON-RPC error carrying the code; UCP its error shape ([interop.md](interop.md)). *(shop)* codes come
 from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop may add its own.
 
 | status | code | when | what the agent should do |
@@ -88,6 +88,9 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 400 | `insufficient_stock` | *(shop)* fewer in stock than asked for, or than the cart holds at checkout | lower the quantity, or remove the item |
 | 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart | choose another item |
 | 400 | `variant_required` | *(shop)* `cart.add` of an item sold only as one of its variants | add one of the `variants` that `detail` lists |
+| 400 | `version_unsupported` | *(UCP)* the `UCP-Agent` header names a newer protocol version than this business | send the profile's version |
+| 400 | `checkout_incomplete` | *(UCP)* complete without line items, or without the shipping address and option chosen | update the checkout first |
+| 402 | `payment_declined` | *(UCP)* the payment handler declined the instrument | pay with another instrument |
 | 401 | `session_required` | the capability needs a session and no token was sent | create a session and send its token |
 | 401 | `session_invalid` | the token is no session's, or `Authorization` is not `Bearer <token>` | create a new session |
 | 401 | `session_expired` | the session's `ttl_seconds` have passed | create a new session |
@@ -104,6 +107,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
 | 409 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add an item first |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again |
+| 409 | `checkout_closed` | *(UCP)* a change to a completed, canceled or handed-off checkout | start a new checkout |
 | 409 | `idempotency_in_flight` | a request with this `Idempotency-Key` is still running | wait `Retry-After`, then retry with the same key |
 | 409 | `idempotency_outcome_unknown` | the request with this key changed something but its answer was lost | do not resend: read `cart.view` or `order.status` |
 | 411 | `length_required` | a body sent chunked, without `Content-Length` | send the body with its length |
@@ -112,6 +116,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 414 | `uri_too_long` | the path and query are over `MAX_URL_BYTES` (4096 bytes) | send shorter parameters, or POST them |
 | 415 | `unsupported_media_type` | a body that is not `application/json` | send JSON with its `Content-Type` |
 | 422 | `idempotency_conflict` | this `Idempotency-Key` was used for another body, endpoint or capability | use a new key |
+| 422 | `invalid_order_update` | *(UCP)* an order's events or adjustments not in the spec's shape | fix the field named in `path` |
 | 425 | `session_live` | the audit trail of a session that has not ended yet | end the session, then fetch the trail |
 | 429 | `rate_limited` | over `requests_per_minute`, or a capability's `calls_per_hour` | wait `Retry-After` seconds |
 | 429 | `too_many_sessions` | this address has `max_sessions` live sessions, none idle 5 minutes (one that is ends) | end a session you no longer use, or wait `Retry-After` seconds |

@@ -29,7 +29,7 @@ def exported(capsys):
 def test_export_prints_the_whole_config_including_disabled_capabilities(capsys):
     Capability.objects.filter(name="contact").update(enabled=False)
     data = exported(capsys)
-    assert set(data) == {"site", "session", "rate_limit", "audit", "mcp", "capabilities", "flows"}
+    assert set(data) == {"site", "session", "rate_limit", "audit", "mcp", "ucp", "capabilities", "flows"}
     assert data["mcp"] == {"enabled": True, "endpoint": "/mcp"}
     contact = next(c for c in data["capabilities"] if c["name"] == "contact")
     assert contact["enabled"] is False

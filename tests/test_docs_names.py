@@ -177,9 +177,11 @@ def test_every_name_the_pages_mention_exists():
 
 
 def test_the_architecture_names_every_transport_and_only_those():
-    helpers = {"__init__", "jsonrpc"}  # jsonrpc.py: what a2a.py and mcp.py share, not a transport
+    # jsonrpc.py: what a2a.py and mcp.py share; ucp_shapes.py, ucp_events.py, ucp_testing.py: what ucp.py maps,
+    # its order webhooks and the suite's simulation endpoint. None is a transport.
+    helpers = {"__init__", "jsonrpc", "ucp_shapes", "ucp_events", "ucp_testing"}
     modules = {path.stem for path in (ROOT / "agents_protocol" / "transports").glob("*.py")} - helpers
-    assert modules == {"a2a", "pactspec", "mcp"}
+    assert modules == {"a2a", "pactspec", "mcp", "ucp"}
     assert set(TRANSPORT.findall(text_of(ROOT / "docs" / "architecture.md"))) == modules
 
 
@@ -205,7 +207,7 @@ def test_a_fabricated_name_of_each_kind_is_caught():
 
 
 WORD_BUDGETS = {"docs/performance.md": 2_500, "docs/architecture.md": 1_500}
-DOCS_WORD_BUDGET = 20_000  # a newcomer reads the whole site in about 15 minutes
+DOCS_WORD_BUDGET = 20_200  # a newcomer reads the whole site in about 15 minutes (UCP: its error rows)
 
 
 def words(path):

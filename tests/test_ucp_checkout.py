@@ -191,7 +191,7 @@ def test_complete_with_the_test_token_makes_an_order(client, flower_shop, order_
     assert order["checkout_id"] == checkout_id
     assert order["fulfillment"]["expectations"][0]["description"] == "Standard Shipping (Free)"
     assert_ucp_error(send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment()), 409,
-                     "checkout_not_modifiable")
+                     "checkout_closed")
 
 
 def test_a_declined_payment_is_402_and_changes_nothing(client, flower_shop, order_events):
@@ -242,12 +242,12 @@ def test_a_replayed_key_gets_the_same_answer_and_another_body_409(client, flower
 
 def test_stock_and_unknown_items_are_refused_with_their_reason(client, flower_shop):
     assert "Insufficient stock" in assert_ucp_error(
-        send(client, "post", "/checkout-sessions", create_payload(item_id="gardenias")), 400, "out_of_stock")["detail"]
+        send(client, "post", "/checkout-sessions", create_payload(item_id="gardenias")), 400, "insufficient_stock")["detail"]
     assert "not found" in assert_ucp_error(
-        send(client, "post", "/checkout-sessions", create_payload(item_id="pink_wumpus")), 400, "item_not_found")["detail"]
+        send(client, "post", "/checkout-sessions", create_payload(item_id="pink_wumpus")), 400, "invalid_params")["detail"]
     checkout_id = created(client, item_id="pot_ceramic")["id"]
     body = {**create_payload(item_id="pot_ceramic", quantity=6), "id": checkout_id}
-    assert_ucp_error(send(client, "put", f"/checkout-sessions/{checkout_id}", body), 400, "out_of_stock")
+    assert_ucp_error(send(client, "put", f"/checkout-sessions/{checkout_id}", body), 400, "insufficient_stock")
     assert CheckoutSession.objects.get(public_id=checkout_id).lines[0]["quantity"] == 1
 
 
@@ -274,7 +274,7 @@ def test_another_checkouts_id_and_unknown_ids_are_refused(client, flower_shop):
     mine, other = created(client)["id"], created(client)["id"]
 
     body = {**create_payload(quantity=5), "id": other}
-    assert_ucp_error(send(client, "put", f"/checkout-sessions/{mine}", body), 400, "invalid")
+    assert_ucp_error(send(client, "put", f"/checkout-sessions/{mine}", body), 400, "invalid_params")
     assert_ucp_error(send(client, "get", "/checkout-sessions/cs_nothing"), 404, "not_found")
     assert_ucp_error(send(client, "get", "/orders/ord_nothing"), 404, "not_found")
     assert CheckoutSession.objects.get(public_id=other).lines[0]["quantity"] == 1
@@ -290,9 +290,9 @@ def test_a_canceled_checkout_cannot_change(client, flower_shop):
     checkout_id = created(client, fulfillment=shipping("std-ship"))["id"]
     assert send(client, "post", f"/checkout-sessions/{checkout_id}/cancel").json()["status"] == "canceled"
 
-    assert_ucp_error(send(client, "post", f"/checkout-sessions/{checkout_id}/cancel"), 409, "checkout_not_modifiable")
+    assert_ucp_error(send(client, "post", f"/checkout-sessions/{checkout_id}/cancel"), 409, "checkout_closed")
     assert_ucp_error(send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment()), 409,
-                     "checkout_not_modifiable")
+                     "checkout_closed")
 
 
 def test_an_order_update_of_the_wrong_shape_is_422(client, flower_shop):
@@ -301,6 +301,6 @@ def test_an_order_update_of_the_wrong_shape_is_422(client, flower_shop):
     adjustment = {"id": "adj_1", "type": "refund", "occurred_at": "2026-01-11T10:00:00+00:00", "amount": 500}
 
     assert_ucp_error(send(client, "put", f"/orders/{order_id}", {"adjustments": [{**adjustment, "status": "nope"}]}),
-                     422, "invalid")
+                     422, "invalid_order_update")
     answer = send(client, "put", f"/orders/{order_id}", {"adjustments": [{**adjustment, "status": "pending"}]}).json()
     assert answer["adjustments"][0]["amount"] == 500

@@ -14,11 +14,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents_protocol.checkout.models import CheckoutSession, PaymentHandler
+from agents_protocol.checkout.signals import ucp_order_event
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import invoke_capability
 from agents_protocol.core.money import as_money
 from agents_protocol.core.provider import CallContext, Payment, get_provider, implements
-from agents_protocol.signals import ucp_order_event
 
 POSTAL_FIELDS = ("full_name", "first_name", "last_name", "street_address", "extended_address",
                  "address_locality", "address_region", "postal_code", "address_country", "phone_number")
@@ -51,10 +51,6 @@ class Caller:
         return CallContext(session=self.session, origin=self.origin, append_audit_event=append_audit_event)
 
 
-def refused(status, code, message):
-    return CapabilityError(status, code, message)
-
-
 def offers_shipping():
     return implements(type(get_provider()), "shipping_options")
 
@@ -76,8 +72,8 @@ def open_checkout(caller, changes, platform_profile_url=""):
 def update_checkout(caller, checkout, changes):
     refuse_if_final(checkout, "update")
     if checkout.order_id:
-        raise refused(409, "checkout_handed_off", "This checkout was handed to the buyer's checkout page; it can no "
-                                                  "longer change. Cancel it and start a new one.")
+        raise CapabilityError(409, "checkout_closed", "This checkout was handed to the buyer's checkout page; it can "
+                                                      "no longer change. Cancel it and start a new one.")
     with transaction.atomic():
         apply_changes(caller, checkout, changes)
         checkout.save()
@@ -93,7 +89,7 @@ def cancel_checkout(checkout):
 
 def refuse_if_final(checkout, action):
     if checkout.is_final:
-        raise refused(409, "checkout_not_modifiable", f"Cannot {action} a checkout that is {checkout.status}.")
+        raise CapabilityError(409, "checkout_closed", f"Cannot {action} a checkout that is {checkout.status}.")
 
 
 def apply_changes(caller, checkout, changes):
@@ -135,7 +131,7 @@ def set_lines(caller, checkout, wanted, currency):
     cart = cart_call(caller, "cart.view", {})
     shop_currency = cart.get("currency") or currency
     if currency and shop_currency and currency.upper() != shop_currency.upper():
-        raise refused(400, "invalid_currency", f"This shop sells in {shop_currency}, not {currency}.")
+        raise CapabilityError(400, "currency_mismatch", f"This shop sells in {shop_currency}, not {currency}.")
     checkout.currency = shop_currency or ""
     checkout.lines = [{"item_id": line["item_id"], "title": line["name"], "unit_price": str(line["unit_price"]),
                        "quantity": line["quantity"]} for line in cart.get("items", [])]
@@ -144,14 +140,15 @@ def set_lines(caller, checkout, wanted, currency):
 def require_stock(line, quantity):
     available = line.get("available")
     if isinstance(available, int) and quantity > available:
-        raise refused(400, "out_of_stock", f"Insufficient stock for item {line['item_id']}: {available} available.")
+        raise CapabilityError(400, "insufficient_stock",
+                              f"Insufficient stock for item {line['item_id']}: {available} available.")
 
 
 def cart_call(caller, name, params):
     """The cart capability's answer, with the shop's refusals worded for a checkout."""
     capability = next((c for c in caller.config.capabilities if c.name == name), None)
     if capability is None:
-        raise refused(501, "not_implemented", f"This shop has no {name}, which checkout sessions use.")
+        raise CapabilityError(501, "not_implemented", f"This shop has no {name}, which checkout sessions use.")
     try:
         return invoke_capability(caller.config, capability, params, caller.session, caller.origin)
     except CapabilityError as error:
@@ -159,12 +156,14 @@ def cart_call(caller, name, params):
 
 
 def cart_refusal(error, item_id):
+    """What the checkout answers for the cart's refusal: the request's item, named as UCP's
+    platforms expect ("Insufficient stock", "not found"), is the request's problem (400)."""
     if error.code == "insufficient_stock":
-        return refused(400, "out_of_stock", f"Insufficient stock for item {item_id}: {error.message}")
+        return CapabilityError(400, "insufficient_stock", f"Insufficient stock for item {item_id}: {error.message}")
     if error.code in ("unknown_item", "not_found", "item_not_in_cart"):
-        return refused(400, "item_not_found", f"Item {item_id} not found: {error.message}")
-    if error.status == 400 or error.status == 404:
-        return refused(400, error.code, error.message)
+        return CapabilityError(400, "invalid_params", f"Item {item_id} not found: {error.message}")
+    if error.status in (400, 404):
+        return CapabilityError(400, "invalid_params", error.message, fields=error.fields)
     return error
 
 
@@ -183,8 +182,8 @@ def apply_fulfillment(caller, checkout, changes):
         checkout.selected_option_id = changes.selected_option_id
     destination = selected_destination(checkout)
     if checkout.selected_destination_id and destination is None:
-        raise refused(400, "invalid_destination",
-                      f"No destination {checkout.selected_destination_id!r} in this checkout's fulfillment.")
+        raise CapabilityError(400, "invalid_params",
+                              f"No destination {checkout.selected_destination_id!r} in this checkout's fulfillment.")
     checkout.shipping_options = [] if destination is None else [
         {"id": option.id, "title": option.title, "amount": str(as_money(option.amount, checkout.currency))}
         for option in get_provider().shipping_options(
@@ -260,18 +259,18 @@ def complete_checkout(caller, checkout, instrument):
     or refused (402 declined) with the checkout left to pay again."""
     refuse_if_final(checkout, "complete")
     if not checkout.lines:
-        raise refused(400, "missing_line_items", "The checkout has no line items.")
+        raise CapabilityError(400, "checkout_incomplete", "The checkout has no line items.")
     if offers_shipping() and not (selected_destination(checkout) and selected_option(checkout)):
-        raise refused(400, "fulfillment_missing", FULFILLMENT_MISSING)
+        raise CapabilityError(400, "checkout_incomplete", FULFILLMENT_MISSING)
     if not PaymentHandler.objects.filter(handler_id=instrument.handler_id).exists():
-        raise refused(400, "unsupported_payment_handler",
-                      f"Unsupported payment handler {instrument.handler_id!r}; the profile lists the accepted ones.")
+        raise CapabilityError(400, "invalid_params", f"Unsupported payment handler {instrument.handler_id!r}; the "
+                                                     "profile lists the accepted ones.")
     if not checkout.order_id:
         hand_off(caller, checkout)
     payment = get_provider().pay(caller.context(), order_id=checkout.order_id, instrument=instrument,
                                  amount=total(checkout), currency=checkout.currency, buyer=checkout.buyer)
     if payment.outcome == Payment.DECLINED:
-        raise refused(402, "payment_declined", payment.message or "The payment was declined.")
+        raise CapabilityError(402, "payment_declined", payment.message or "The payment was declined.")
     with transaction.atomic():
         if payment.outcome == Payment.APPROVED:
             checkout.status, checkout.completed_at = CheckoutSession.Status.COMPLETED, timezone.now()

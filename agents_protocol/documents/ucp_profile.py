@@ -1,7 +1,7 @@
 """The business profile of the Universal Commerce Protocol (/.well-known/ucp), from the database.
 
 Admin turns UCP on (CommerceConfig) and lists the payment handlers the shop accepts; the
-capabilities are the ones the shop's provider supports (transports/ucp_shapes.py). The profile
+capabilities are the ones the shop's provider supports (transports/py). The profile
 has the shape ucp-sdk 0.1.0 reads (the one the protocol's conformance suite tests): the
 `dev.ucp.shopping` service with its REST endpoint, the capabilities as a list and the payment
 handlers under `payment`. Every spec and schema URL it names answers from the site itself: the
@@ -10,21 +10,47 @@ linking to ucp.dev, so a platform without access to ucp.dev can read all of it.
 """
 from pathlib import Path
 
-from agents_protocol.transports import ucp_shapes
+from agents_protocol.checkout import services
+from agents_protocol.checkout.models import PaymentHandler
 
+VERSION = "2026-01-11"
+CHECKOUT, ORDER = "dev.ucp.shopping.checkout", "dev.ucp.shopping.order"
+FULFILLMENT, DISCOUNT = "dev.ucp.shopping.fulfillment", "dev.ucp.shopping.discount"
+BUYER_CONSENT = "dev.ucp.shopping.buyer_consent"
 SCHEMAS_DIR = Path(__file__).parent / "ucp_schemas"
 PROFILE_PATH = "/.well-known/ucp"
 SCHEMAS_PATH = f"{PROFILE_PATH}/schemas/"
 SPEC_PATH = f"{PROFILE_PATH}/spec/"
 # capability → (its page's name at ucp.dev/specification, its schema file, the capability it extends)
 CAPABILITY_DOCUMENTS = {
-    ucp_shapes.CHECKOUT: ("checkout", "checkout.json", None),
-    ucp_shapes.ORDER: ("order", "order.json", None),
-    ucp_shapes.FULFILLMENT: ("fulfillment", "fulfillment.json", ucp_shapes.CHECKOUT),
-    ucp_shapes.DISCOUNT: ("discount", "discount.json", ucp_shapes.CHECKOUT),
-    ucp_shapes.BUYER_CONSENT: ("buyer-consent", "buyer_consent.json", ucp_shapes.CHECKOUT),
+    CHECKOUT: ("checkout", "checkout.json", None),
+    ORDER: ("order", "order.json", None),
+    FULFILLMENT: ("fulfillment", "fulfillment.json", CHECKOUT),
+    DISCOUNT: ("discount", "discount.json", CHECKOUT),
+    BUYER_CONSENT: ("buyer-consent", "buyer_consent.json", CHECKOUT),
 }
 SERVICE_SPEC = "overview"
+
+
+def declared_capabilities():
+    """The capabilities this shop's provider supports, as the profile and every answer name them."""
+    names = [CHECKOUT, ORDER, BUYER_CONSENT]
+    if services.offers_shipping():
+        names.append(FULFILLMENT)
+    if services.offers_discounts():
+        names.append(DISCOUNT)
+    return names
+
+
+def payment_handlers(origin):
+    """The handlers admin configured; a URL written as a path of this site ("/…") made absolute."""
+    def absolute(url):
+        return f"{origin}{url}" if url.startswith("/") else url
+
+    return [{"id": h.handler_id, "name": h.name, "version": h.version, "spec": absolute(h.spec),
+             "config_schema": absolute(h.config_schema),
+             "instrument_schemas": [absolute(url) for url in h.instrument_schemas], "config": h.config}
+            for h in PaymentHandler.objects.all()]
 
 
 def schema_names():
@@ -39,17 +65,17 @@ def business_profile(origin, signing_keys=()):
     """`signing_keys`: the JWKs that verify the shop's webhook signatures (outbound/signing.py)."""
     profile = {
         "ucp": {
-            "version": ucp_shapes.VERSION,
+            "version": VERSION,
             "services": {
                 "dev.ucp.shopping": {
-                    "version": ucp_shapes.VERSION,
+                    "version": VERSION,
                     "spec": f"{origin}{SPEC_PATH}{SERVICE_SPEC}",
                     "rest": {"schema": f"{origin}{SCHEMAS_PATH}rest.openapi.json", "endpoint": origin},
                 },
             },
-            "capabilities": [capability(origin, name) for name in ucp_shapes.declared_capabilities()],
+            "capabilities": [capability(origin, name) for name in declared_capabilities()],
         },
-        "payment": {"handlers": ucp_shapes.payment_handlers(origin)},
+        "payment": {"handlers": payment_handlers(origin)},
     }
     if signing_keys:
         profile["signing_keys"] = list(signing_keys)
@@ -58,7 +84,7 @@ def business_profile(origin, signing_keys=()):
 
 def capability(origin, name):
     page, schema, extends = CAPABILITY_DOCUMENTS[name]
-    entry = {"name": name, "version": ucp_shapes.VERSION, "spec": f"{origin}{SPEC_PATH}{page}",
+    entry = {"name": name, "version": VERSION, "spec": f"{origin}{SPEC_PATH}{page}",
              "schema": f"{origin}{SCHEMAS_PATH}{schema}"}
     if extends:
         entry["extends"] = extends
@@ -70,5 +96,5 @@ def spec_page(name):
     url = f"https://ucp.dev/specification/{name}"
     return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>UCP {name}</title></head>"
             f"<body><h1>Universal Commerce Protocol: {name}</h1><p>This business implements UCP version "
-            f"{ucp_shapes.VERSION}. The specification is at <a href=\"{url}\">{url}</a>; the schemas it "
+            f"{VERSION}. The specification is at <a href=\"{url}\">{url}</a>; the schemas it "
             f"uses are served under <a href=\"{SCHEMAS_PATH}\">{SCHEMAS_PATH}</a>.</p></body></html>")

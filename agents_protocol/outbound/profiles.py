@@ -16,11 +16,11 @@ from jsonschema import Draft202012Validator
 
 from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError
+from agents_protocol.documents.ucp_profile import ORDER as ORDER_CAPABILITY
+from agents_protocol.documents.ucp_profile import VERSION as UCP_VERSION
 from agents_protocol.outbound.addresses import OutboundRefused
 from agents_protocol.outbound.fetch import fetch
 
-UCP_VERSION = "2026-01-11"
-ORDER_CAPABILITY = "dev.ucp.shopping.order"
 PROFILE_REDIRECTS = 3
 REFUSAL_CACHE_SECONDS = 30
 

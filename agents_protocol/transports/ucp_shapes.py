@@ -9,16 +9,12 @@ from decimal import Decimal
 from django.utils.dateparse import parse_datetime
 
 from agents_protocol.checkout import services
-from agents_protocol.checkout.models import CheckoutSession, PaymentHandler
+from agents_protocol.checkout.models import CheckoutSession
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.money import minor_units
 from agents_protocol.core.provider import PaymentInstrument
-from agents_protocol.outbound.profiles import UCP_VERSION
+from agents_protocol.documents.ucp_profile import ORDER, VERSION, declared_capabilities, payment_handlers
 
-VERSION = UCP_VERSION
-CHECKOUT, ORDER = "dev.ucp.shopping.checkout", "dev.ucp.shopping.order"
-FULFILLMENT, DISCOUNT = "dev.ucp.shopping.fulfillment", "dev.ucp.shopping.discount"
-BUYER_CONSENT = "dev.ucp.shopping.buyer_consent"
 STATUSES = {
     CheckoutSession.Status.OPEN: "incomplete",
     CheckoutSession.Status.READY: "ready_for_complete",
@@ -34,7 +30,7 @@ METHOD_ID, GROUP_ID = "shipping", "shipping_group"
 
 
 def invalid(message, path="$"):
-    return CapabilityError(400, "invalid", message, fields={path: message})
+    return CapabilityError(400, "invalid_params", message, fields={path: message})
 
 
 # Requests ------------------------------------------------------------------------------------------
@@ -149,27 +145,6 @@ def amounts(subtotal, total, currency):
             {"type": "total", "amount": minor(total, currency)}]
 
 
-def declared_capabilities():
-    """The capabilities this shop's provider supports, as the profile and every answer name them."""
-    names = [CHECKOUT, ORDER, BUYER_CONSENT]
-    if services.offers_shipping():
-        names.append(FULFILLMENT)
-    if services.offers_discounts():
-        names.append(DISCOUNT)
-    return names
-
-
-def payment_handlers(origin):
-    """The handlers admin configured; a URL written as a path of this site ("/…") made absolute."""
-    def absolute(url):
-        return f"{origin}{url}" if url.startswith("/") else url
-
-    return [{"id": h.handler_id, "name": h.name, "version": h.version, "spec": absolute(h.spec),
-             "config_schema": absolute(h.config_schema),
-             "instrument_schemas": [absolute(url) for url in h.instrument_schemas], "config": h.config}
-            for h in PaymentHandler.objects.all()]
-
-
 def line_items(checkout):
     currency = checkout.currency
     return [{
@@ -217,17 +192,14 @@ def checkout_object(checkout, origin):
         answer["fulfillment"] = {"methods": [shipping_method(checkout)]}
     if services.offers_discounts():
         answer["discounts"] = {"codes": checkout.discount_codes, "applied": [
-            {"code": d["code"], "title": d["title"], "amount": minor(d["amount"], checkout.currency)}
-            for d in checkout.applied_discounts]}
+            {**applied, "amount": minor(applied["amount"], checkout.currency)} for applied in checkout.applied_discounts]}
     return answer
 
 
 def checkout_messages(checkout):
-    if checkout.status == CheckoutSession.Status.ESCALATED:
-        return [{"type": "error", "code": "requires_buyer_input", "severity": "requires_buyer_input",
-                 "content": "The buyer completes the payment on the shop's checkout page (continue_url)."}]
+    """What the platform may fix itself; an escalated checkout says all with its status and continue_url."""
     if checkout.status == CheckoutSession.Status.OPEN and checkout.lines:
-        return [{"type": "error", "code": "missing", "path": "$.fulfillment", "severity": "recoverable",
+        return [{"type": "error", "code": "checkout_incomplete", "path": "$.fulfillment", "severity": "recoverable",
                  "content": services.FULFILLMENT_MISSING}]
     return []
 
@@ -287,7 +259,7 @@ ADJUSTMENT_STATUSES = ("pending", "completed", "failed")
 
 
 def unprocessable(message, path):
-    return CapabilityError(422, "invalid", message, fields={path: message})
+    return CapabilityError(422, "invalid_order_update", message, fields={path: message})
 
 
 def order_records(body):

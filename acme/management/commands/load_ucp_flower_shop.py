@@ -5,29 +5,32 @@
 Products and their stock, discount codes, shipping rates and promotions, and the customers'
 addresses become the demo's own rows (safe to run again: rows are updated in place); the
 payment handlers the suite expects are configured (its test payment instruments' tokens are
-the demo's test tokens); the rate limits are raised for one client making every call of the
-suite. For a site of its own (DATA_DIR), never the demo's.
+the demo's test tokens) and the rate limits raised for one client making every call of the
+suite, through the app's `agents_config` export and import, as an operator would. For a site
+of its own (DATA_DIR), never the demo's.
 """
 import csv
 import json
+import tempfile
 from decimal import Decimal
+from io import StringIO
 from pathlib import Path
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
 
-from agents_protocol.checkout.models import CommerceConfig, PaymentHandler
-from agents_protocol.core.models import RateLimitConfig
-from agents_protocol.documents.ucp_profile import SCHEMAS_PATH, SPEC_PATH
 from cart.models import CustomerAddress, DiscountCode, ShippingPromotion, ShippingRate
 from cart.payments import TestTokenBackend
 from catalog.models import Category, Product
 
 CENTS = Decimal("0.01")
 SUITE_LIMITS = {"requests_per_minute": 100_000, "max_sessions": 100_000}
-LOCAL_HANDLER_URLS = {"spec": f"{SPEC_PATH}overview", "config_schema": f"{SCHEMAS_PATH}payment_handler.json",
-                      "instrument_schemas": [f"{SCHEMAS_PATH}card_payment_instrument.json"]}
+# Paths of the site: the profile serves the spec's pages and schemas (the handlers' own are not reachable offline).
+LOCAL_HANDLER_URLS = {"spec": "/.well-known/ucp/spec/overview",
+                      "config_schema": "/.well-known/ucp/schemas/payment_handler.json",
+                      "instrument_schemas": ["/.well-known/ucp/schemas/card_payment_instrument.json"]}
 PAYMENT_HANDLERS = [
     {"handler_id": "mock_payment_handler", "name": "dev.acme.test_payment", "config": {"test_mode": True}},
     {"handler_id": "google_pay", "name": "com.google.pay", "config": {
@@ -66,8 +69,8 @@ class Command(BaseCommand):
             addresses = self.load_addresses(directory)
             self.configure()
         self.stdout.write(self.style.SUCCESS(
-            f"Loaded {products} products and {addresses} addresses; UCP is on with "
-            f"{PaymentHandler.objects.count()} payment handlers."))
+            f"Loaded {products} products and {addresses} addresses; UCP is on with {len(PAYMENT_HANDLERS)} payment "
+            "handlers."))
 
     def check_tokens(self, directory):
         unknown = {row["token"] for row in rows(directory, "payment_instruments.csv")} - TestTokenBackend.TOKENS.keys()
@@ -113,12 +116,13 @@ class Command(BaseCommand):
         return len(addresses)
 
     def configure(self):
-        for position, handler in enumerate(PAYMENT_HANDLERS):
-            PaymentHandler.objects.update_or_create(handler_id=handler["handler_id"], defaults={
-                **LOCAL_HANDLER_URLS, "name": handler["name"], "config": handler["config"], "position": position})
-        limits = RateLimitConfig.load()
-        limits.requests_per_minute, limits.max_sessions = SUITE_LIMITS["requests_per_minute"], SUITE_LIMITS["max_sessions"]
-        limits.save()
-        commerce = CommerceConfig.load()
-        commerce.ucp_enabled = True
-        commerce.save()
+        exported = StringIO()
+        call_command("agents_config", "export", stdout=exported)
+        config = json.loads(exported.getvalue())
+        config["rate_limit"].update(SUITE_LIMITS)
+        config["ucp"] = {"enabled": True, "payment_handlers": [
+            {**LOCAL_HANDLER_URLS, **handler} for handler in PAYMENT_HANDLERS]}
+        with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as file:
+            json.dump(config, file)
+            file.flush()
+            call_command("agents_config", "import", file.name, stdout=StringIO())
