@@ -42,15 +42,13 @@ WORKER_INTERVAL = "0.1"
 
 def suite_python():
     """The suite's interpreter: a virtualenv of REQUIREMENTS, built once per content of that file."""
-    version = sys.version
-
     def build(folder):
         subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True, capture_output=True, timeout=120)
         installed = subprocess.run([str(folder / "venv/bin/pip"), "install", "--quiet", "-r", str(REQUIREMENTS)],
                                    capture_output=True, text=True, timeout=600)
         assert installed.returncode == 0, installed.stderr
 
-    return built("ucp-suite-venv", [REQUIREMENTS, version], build) / "venv" / "bin" / "python"
+    return built("ucp-suite-venv", [REQUIREMENTS, sys.version], build) / "venv" / "bin" / "python"
 
 
 def serve_flower_shop(folder, record_dir):
@@ -105,7 +103,8 @@ def run_suite(folder):
     try:
         with ThreadPoolExecutor(max_workers=RUN_AT_ONCE) as pool:
             results = dict(zip(SUITE_FILES, pool.map(
-                lambda number: run_file(python, suite, SUITE_FILES[number], site.url, secret, ports[2 * number:][:2]),
+                lambda number: run_file(python, suite, SUITE_FILES[number], site.url, secret,
+                                        ports[2 * number:2 * number + 2]),
                 range(len(SUITE_FILES)))))
     finally:
         worker.terminate()
@@ -166,7 +165,7 @@ def ucp_answers(exchanges):
     profiles = [json.loads(e["body"]) for e in exchanges if e["path"] == "/.well-known/ucp" and e["status"] == 200]
     assert profiles, "the suite never got the profile"
     profile = profiles[0]
-    endpoint = urlsplit(str(profile["ucp"]["services"]["dev.ucp.shopping"]["rest"]["endpoint"])).path.rstrip("/")
+    endpoint = urlsplit(profile["ucp"]["services"]["dev.ucp.shopping"]["rest"]["endpoint"]).path.rstrip("/")
     answers = []
     for exchange in exchanges:
         path, ok = exchange["path"], 200 <= exchange["status"] < 300
@@ -215,8 +214,8 @@ def test_every_answer_validates_against_the_specs_schemas(answers):
         for schema, validator in validators[kind].items():
             for problem in schemas.problems(validator, body):
                 failures.setdefault(f"({schema}) {problem}", []).append(where)
-    assert not failures, "\n".join(f"{problem}: {len(answers)} answers, e.g. {answers[0]}"
-                                    for problem, answers in list(failures.items())[:40])
+    assert not failures, "\n".join(f"{problem}: {len(where)} answers, e.g. {where[0]}"
+                                    for problem, where in list(failures.items())[:40])
 
 
 def test_every_answer_parses_with_ucp_sdk(answers):
