@@ -2,14 +2,13 @@
 gunicorn, as ../shared/peers/UCP.md runs it: every *_test.py passes, none skipped; and every
 answer its flows got validates against the specification's JSON schemas and ucp-sdk 0.1.0.
 
-The suite runs once per pytest run (the first xdist worker to need it runs it; the others read
-its results): from a copy, with its own virtualenv (tests/ucp_suite/requirements.txt, kept in
+The suite runs once, for the module (make test's --dist loadgroup keeps a module's tests that
+use no test database on one xdist worker, tests/conftest.py): from a copy, with its own virtualenv (tests/ucp_suite/requirements.txt, kept in
 the tests' build cache), against a site of its own on SQLite loaded by `load_ucp_flower_shop`
 with the suite's data, served by tests/ucp_suite/recording.py, which records each exchange,
 with the tasks worker beside it (order webhooks).
 The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook ports of its own.
 """
-import fcntl
 import json
 import re
 import secrets
@@ -115,20 +114,9 @@ def run_suite(folder):
 
 
 @pytest.fixture(scope="module")
-def conformance_run(tmp_path_factory, worker_id):
-    """The suite's results, run once for the whole pytest run (shared by its xdist workers)."""
-    run_root = tmp_path_factory.getbasetemp()
-    if worker_id != "master":
-        run_root = run_root.parent
-    folder = run_root / "ucp-conformance"
-    with open(run_root / "ucp-conformance.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        results = folder / "results.json"
-        if not results.exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir()
-            results.write_text(json.dumps(run_suite(folder)))
-    return {"files": json.loads(results.read_text()), "exchanges": folder / "exchanges"}
+def conformance_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ucp-conformance")
+    return {"files": run_suite(folder), "exchanges": folder / "exchanges"}
 
 
 def test_the_official_suite_is_here():
