@@ -15,8 +15,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
-# pytest-xdist processes of `make test` (--dist load keeps pytest-django's order in each: the
-# rolled-back tests before the ones that flush the tables).
+# pytest-xdist processes of `make test`. --dist loadgroup keeps pytest-django's order in each (the
+# rolled-back tests before the ones that flush the tables) and runs a module's server tests on one
+# worker, so its servers start once (tests/conftest.py).
 PYTEST_WORKERS ?= 2
 
 .PHONY: run test test-all test-pytest test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
@@ -63,7 +64,7 @@ test-all: install-dev system-deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-package test-pytest
 
 test-pytest: install-dev
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # noxfile.py's sessions, run at once (each its own virtualenv, data and servers); a session's output
 # is printed when it ends.

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from django.db import DatabaseError
 
 from agents_protocol.core.config import current_revision
-from agents_protocol.http.middleware import DOCUMENT_VIEWS
+from agents_protocol.http.middleware import document_paths
 from agents_protocol.http.request_size import within_limits
 
 READ_METHODS = ("GET", "HEAD")
@@ -95,7 +95,7 @@ class DocumentReplay:
 
 def is_document_request(environ):
     path = environ.get("PATH_INFO", "")
-    return (path in DOCUMENT_VIEWS and environ.get("REQUEST_METHOD") in READ_METHODS
+    return (path in document_paths() and environ.get("REQUEST_METHOD") in READ_METHODS
             and within_limits(environ.get("SCRIPT_NAME", "") + path, environ))
 
 

@@ -24,6 +24,23 @@ def remove_shared_memory_caches(tmp_path_factory):
             shutil.rmtree(location, ignore_errors=True)
 
 
+def _uses_test_database(item):
+    marker = item.get_closest_marker("django_db")
+    return marker is not None or {"db", "transactional_db", "live_server"} & set(item.fixturenames)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Under `--dist loadgroup` (make test), a module's tests that use no test database run on one
+    xdist worker: they are the ones that start servers of their own (module-scoped gunicorn sites,
+    PostgreSQL, Redis), started once per module instead of once per worker that runs any of them.
+    Tests that use the test database stay spread one by one, in pytest-django's order (rolled-back
+    tests before transactional ones) on each worker."""
+    for item in items:
+        if not _uses_test_database(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 def _is_transactional(request):
     marker = request.node.get_closest_marker("django_db")
     uses_marker = marker is not None and marker.kwargs.get("transaction", False)

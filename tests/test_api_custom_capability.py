@@ -1,12 +1,14 @@
 """A shop's own capability: registered in code, added as data, then published and routed like the built-ins."""
 import pytest
 from django.core.checks import run_checks
+from jsonschema.exceptions import SchemaError
 from django.core.management import call_command
 
-from agents_protocol.core.capabilities import register, unregister
+from agents_protocol.core.capabilities import handler_for, register, unregister
 from agents_protocol.models import Capability, CapabilityParam
 from tests.api_client import API, IN_PROCESS_URL, AgentClient, DiscoveringAgent, assert_error, ok_data
 from tests.factories import make_product
+from tests.test_interop_mcp import open_session, tools_of
 
 RESERVE = f"{API}/reserve/:item_id"
 
@@ -30,6 +32,28 @@ def reserve_capability(db):
     CapabilityParam.objects.create(capability=capability, name="days", type="integer", default=3, position=1)
     yield capability
     unregister("reserve")
+
+
+RESERVED = {
+    "type": "object",
+    "required": ["reserved", "days"],
+    "properties": {
+        "reserved": {"type": "string"},
+        "days": {"type": "integer", "minimum": 1},
+        "page": {"type": "string", "format": "uri"},
+    },
+}
+
+
+def reserve_as_declared(call):
+    """Ids and pages as a Django shop holds them: a pk, and a path."""
+    return {"reserved": 42, "days": call.params["days"], "page": "/reservations/42/"}
+
+
+@pytest.fixture
+def declared_reserve(reserve_capability):
+    register("reserve", reserve_as_declared, output=RESERVED)
+    return reserve_capability
 
 
 def warnings_w001():
@@ -91,3 +115,57 @@ def test_manage_py_check_prints_the_warning(db, capsys):
     Capability.objects.create(name="teleport", endpoint=f"{API}/teleport", method="POST", position=30)
     call_command("check", "--database", "default")
     assert "agents_protocol.W001" in capsys.readouterr().err
+
+
+def test_a_registered_output_is_the_one_every_document_publishes(http, declared_reserve):
+    document = http.get(f"{IN_PROCESS_URL}/.well-known/agents/openapi.json", timeout=10).json()
+    answered = document["paths"][f"{API}/reserve/{{item_id}}"]["post"]["responses"]["200"]["content"]
+    pactspec = http.get(f"{IN_PROCESS_URL}/.well-known/pactspec.json", timeout=10).json()
+    skill = next(skill for skill in pactspec["skills"] if skill["id"] == "reserve")
+    mcp = f"{IN_PROCESS_URL}/mcp"
+    tool = tools_of(mcp, open_session(mcp, http=http), http)["reserve"]
+    card = http.get(f"{IN_PROCESS_URL}/.well-known/agent-card.json", timeout=10).json()
+    a2a_skill = next(skill for skill in card["skills"] if skill["id"] == "reserve")
+    assert answered["application/json"]["schema"]["properties"]["data"] == RESERVED
+    assert skill["outputSchema"] == RESERVED
+    assert tool["outputSchema"] == RESERVED
+    assert a2a_skill["description"].endswith(". Output: reserved (string, required); days (integer, required); "
+                                             "page (string).")  # A2A has no field for a schema
+
+
+def test_an_answer_is_written_as_its_registered_output_declares(site_client, declared_reserve):
+    agent = AgentClient(django_client=site_client)
+    agent.start_session()
+    reserved = ok_data(agent.post(f"{API}/reserve/mug", {"days": 2}))
+    assert reserved == {"reserved": "42", "days": 2, "page": f"{IN_PROCESS_URL}/reservations/42/"}
+
+
+def test_an_answer_unlike_its_registered_output_is_the_handlers_error(site_client, declared_reserve, caplog):
+    register("reserve", lambda call: {"reserved": "mug", "days": 0}, output=RESERVED)
+    agent = AgentClient(django_client=site_client)
+    agent.start_session()
+    assert_error(agent.post(f"{API}/reserve/mug"), 500, "internal_error")
+    assert "answer to reserve does not have the declared shape" in caplog.text
+    assert "days 0 is below 1" in caplog.text
+
+
+def test_a_handler_registered_without_an_output_answers_what_it_returns(http, reserve_capability):
+    pactspec = http.get(f"{IN_PROCESS_URL}/.well-known/pactspec.json", timeout=10).json()
+    skill = next(skill for skill in pactspec["skills"] if skill["id"] == "reserve")
+    mcp = f"{IN_PROCESS_URL}/mcp"
+    assert "type" not in skill["outputSchema"]
+    assert "outputSchema" not in tools_of(mcp, open_session(mcp, http=http), http)["reserve"]
+
+
+def test_an_output_that_is_no_json_schema_is_refused_when_registered():
+    with pytest.raises(SchemaError):
+        register("reserve", reserve, output={"type": "obj"})
+    assert handler_for("reserve") is None
+
+
+def test_a_type_the_writer_does_not_know_is_answered_as_given(site_client, reserve_capability):
+    register("reserve", lambda call: {"reserved": None, "days": "3"}, output={
+        "type": "object", "properties": {"reserved": {"type": ["string", "null"]}, "days": {"type": "null"}}})
+    agent = AgentClient(django_client=site_client)
+    agent.start_session()
+    assert ok_data(agent.post(f"{API}/reserve/mug")) == {"reserved": None, "days": "3"}

@@ -35,15 +35,18 @@ GENERATOR = ROOT / "scripts" / "api_examples.py"  # make docs-api writes docs/ap
 # Places where a code is computed at run time, so no literal can be read: (file, function) → why
 # the code is collected elsewhere. Kept exact: an entry that no longer matches fails as well.
 ALLOWED_DYNAMIC = {
-    ("agents_protocol/transports/a2a.py", "A2AView.handle_exception"):
-        # error_response() writes {"code": …} into a JSON-RPC error: there the code is JSON-RPC's
-        # number (-32602 …) that _rpc_code() picks for a refusal; the refusal's own code goes into
-        # the error's data through _details(refusal.code, …) and was collected where it was raised.
-        "JSON-RPC's numeric error code, picked from the refusal by _rpc_code()",
-    ("agents_protocol/transports/a2a.py", "A2AView.resolve"):
-        # RpcError's code is JSON-RPC's number: for a method the binding defines but this agent
-        # does not serve, the one the specification names (UNSERVED_METHODS), else -32601.
-        "JSON-RPC's numeric error code of an unserved method, from UNSERVED_METHODS",
+    ("agents_protocol/transports/a2a.py", "A2AView.wire_refusal"):
+        # error_answer() writes {"code": …} into a JSON-RPC error: there the code is JSON-RPC's
+        # number (-32602 …), carried by an RpcError or picked for a refusal by _rpc_code(); the
+        # refusal's own code goes into the error's data through _details(refusal.code, …) and was
+        # collected where it was raised.
+        "JSON-RPC's numeric error code, carried by the RpcError or picked by _rpc_code()",
+    ("agents_protocol/transports/a2a.py", "unavailable"):
+        # INTERNAL_ERROR is JSON-RPC's -32603, imported from transports/jsonrpc.py.
+        "JSON-RPC's numeric error code, imported from jsonrpc.py",
+    ("agents_protocol/http/exceptions.py", "refusal_in"):
+        # Reads back the code of the exception handler's envelope: collected where it was raised.
+        "the code of the envelope the exception handler wrote",
     ("agents_protocol/transports/mcp.py", "error_message"):
         # The same for MCP: ErrorData's code is JSON-RPC's number, carried by the McpError (raised
         # with it, or picked by rpc_refusal() and session_refusal()); the protocol's code goes into
@@ -213,6 +216,29 @@ class Collector:
                 base = next((self.forms[b.id] for b in node.bases if isinstance(b, ast.Name) and b.id in self.forms), None)
                 if base is not None and init is None:
                     yield Form(node.name, base.index, base.keyword, base.default, base.status)
+                elif base is not None:
+                    form = self._passing_form(node, init, base)
+                    if form is not None:
+                        yield form
+
+    def _passing_form(self, cls, init, base):
+        """A subclass of a carrier whose `__init__` passes one of its parameters on to the base's
+        `super().__init__` as the code (MCP's McpError)."""
+        positional, keyword_only, defaults = _params(init, in_class=True)
+        for node in ast.walk(init):
+            if not (isinstance(node, ast.Call) and _callee(node) == "__init__" and isinstance(node.func.value, ast.Call)
+                    and _callee(node.func.value) == "super"):
+                continue
+            code = _argument(node, base.index, base.keyword)
+            if not (isinstance(code, ast.Name) and code.id in positional + keyword_only):
+                return None
+            status = base.status
+            if isinstance(status, tuple) and status[0] == "arg":
+                passed = _argument(node, status[1], status[2])
+                status = (("arg", positional.index(passed.id), passed.id)
+                          if isinstance(passed, ast.Name) and passed.id in positional else None)
+            return Form(cls.name, *self._slot(code.id, positional), _str_constant(defaults.get(code.id)), status)
+        return None
 
     def _carrier_form(self, cls, init):
         positional, keyword_only, defaults = _params(init, in_class=True)

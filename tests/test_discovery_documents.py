@@ -195,3 +195,39 @@ def test_storefront_html_advertises_agents_json(http):
     assert 'rel="agents"' in response.headers["Link"]
     assert "</.well-known/agents.json>" in response.headers["Link"]
     assert '<link rel="agents" href="/.well-known/agents.json">' in response.text
+
+
+@pytest.fixture
+def app_urls_with(monkeypatch):
+    """agents_protocol.urls with the routes given added, for this test only."""
+    from django.urls import clear_url_caches
+
+    from agents_protocol import urls
+    from agents_protocol.http.middleware import answered_first, document_paths
+
+    def forget():
+        clear_url_caches()
+        answered_first.cache_clear()
+        document_paths.cache_clear()
+
+    def add(*routes):
+        monkeypatch.setattr(urls, "urlpatterns", [*routes, *urls.urlpatterns])
+        forget()
+
+    yield add
+    monkeypatch.undo()
+    forget()
+
+
+@pytest.mark.urls("tests.urls_without_the_app")
+def test_a_document_route_added_to_the_apps_urls_alone_is_answered_by_the_middleware(http, app_urls_with):
+    """agents_protocol.urls is the one table: the middleware answers the documents it routes, even
+    for a site whose URLconf does not include it (which check E006 reports)."""
+    from django.urls import path
+
+    from agents_protocol.http.documents import document_view
+
+    app_urls_with(path(".well-known/agents-copy.txt", document_view("agents.txt")))
+    copy = http.get(f"{IN_PROCESS_URL}/.well-known/agents-copy.txt", timeout=10)
+    original = fetch(http, "agents.txt")
+    assert copy.status_code == 200 and copy.text == original.text

@@ -2,10 +2,12 @@
 (core/outputs.py), typed in every document that publishes a cart, checked on every provider's
 answer and shown by the inspector with the currency's decimals; an item's url absolute, as the
 `uri` format says, when the provider gives a path."""
+from collections import OrderedDict, namedtuple
 from decimal import Decimal
 
 import pytest
 
+from agents_protocol.core.outputs import DETAIL, SEARCH, NotTheDeclaredShape, published
 from agents_protocol.core.provider import ItemPage, ShopProvider
 from tests.factories import make_product
 from tests.test_published_rules import API, JSON, accepts, call, openapi, operation, refusal, session
@@ -76,3 +78,18 @@ def test_a_providers_relative_url_is_answered_absolute_as_the_uri_format_says(cl
     item_schema = operation(openapi(client), f"{API}/search", "get")["responses"]["200"]["content"][JSON][
         "schema"]["properties"]["data"]["properties"]["results"]["items"]
     assert all(accepts(item_schema, item) for item in results)
+
+
+def test_the_declaration_writes_what_it_declares_and_refuses_what_it_cannot_be():
+    item = OrderedDict(id=7, name="Mug", price=None, currency="USD", url="/mug/",
+                       variants=[{"id": 71, "attributes": {"size": "large"}, "variant_of": 7, "stock": None}])
+    assert published(item, DETAIL, "https://shop.test") == {
+        "id": "7", "name": "Mug", "url": "https://shop.test/mug/",
+        "variants": [{"id": "71", "attributes": {"size": "large"}, "variant_of": "7"}]}
+    variants = (variant for variant in [{"id": 71, "attributes": {}}])  # as a QuerySet's values() reads
+    assert published({"id": 7, "name": "Mug", "variants": variants}, DETAIL, "")["variants"] == [
+        {"id": "71", "attributes": {}}]
+    item = namedtuple("Item", "id name")("cup", "Cup")  # the codec's to write, as an object
+    assert published({"results": [item], "total": 1, "page": 1, "limit": 1}, SEARCH, "")["results"] == [item]
+    with pytest.raises(NotTheDeclaredShape, match=r"variants\[0\] \(True\): id True is no string; no attributes\."):
+        published({"id": "7", "name": "Mug", "variants": [{"id": True}]}, DETAIL, "https://shop.test", "detail")

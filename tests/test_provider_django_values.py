@@ -23,9 +23,9 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from agents_protocol.core import codec
+from agents_protocol.core.capabilities import declared_output
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.provider import Handoff, ItemPage, ShopProvider
-from agents_protocol.documents.schemas import BUILTIN_OUTPUTS
 from catalog.models import Category
 from tests.api_client import API, AgentClient, assert_error, ok_data
 from tests.factories import make_product
@@ -198,7 +198,7 @@ def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop
     }
     data = {name: ok_data(answer) for name, answer in answers.items()}
     for name, answer in data.items():
-        jsonschema.validate(answer, BUILTIN_OUTPUTS[name])
+        jsonschema.validate(answer, declared_output(name))
     assert [item["id"] for item in data["search"]["results"]] == ["7", "8"]
     assert data["browse"]["items"][0]["id"] == "7"
     assert (data["detail"]["id"], data["detail"]["variants"][0]["id"]) == ("7", "71")
@@ -208,7 +208,7 @@ def test_integer_ids_are_answered_as_the_text_the_output_schemas_promise(pk_shop
     assert data["checkout"]["order_id"] == "42"
     assert data["order.status"]["orders"][0]["order_id"] == "42"
     one = ok_data(pk_shop.get(f"{API}/order/status", {"order_id": "42"}))
-    jsonschema.validate(one, BUILTIN_OUTPUTS["order.status"])
+    jsonschema.validate(one, declared_output("order.status"))
     assert one["order_id"] == "42"
 
 

@@ -7,8 +7,9 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
+from agents_protocol.core.capabilities import declared_output, registered_names
 from agents_protocol.core.errors import CapabilityError
-from agents_protocol.core.money import as_money, minor_units, money_written
+from agents_protocol.core.money import MONEY_KEYS, as_money, minor_units, money_written
 from agents_protocol.core.provider import ItemPage, ShopProvider
 from agents_protocol.models import AgentSession, AuditEvent
 from catalog.models import Category
@@ -142,3 +143,23 @@ def test_only_amounts_in_a_currency_are_rewritten():
     page = {"results": [{"id": "cup", "price": 9.999, "currency": "USD"}], "total": 10, "page": 1, "limit": 20}
     assert money_written(page) == {"results": [{"id": "cup", "price": Decimal("10.00"), "currency": "USD"}],
                                    "total": 10, "page": 1, "limit": 20}
+
+
+def declared_objects(schema):
+    """Every object schema inside `schema`, itself included."""
+    if schema.get("type") == "object":
+        yield schema
+    inside = [*schema.get("properties", {}).values(), *([schema["items"]] if "items" in schema else [])]
+    for rule in inside:
+        yield from declared_objects(rule)
+
+
+def test_every_amount_a_builtin_output_declares_is_written_as_money():
+    """An amount is a number beside a currency (core/money.py): each one the declarations name is an amount
+    money_written rewrites, so what agents read has the currency's decimals the schemas describe."""
+    outputs = [declared_output(name) or {} for name in registered_names()]
+    priced = [schema for output in outputs for schema in declared_objects(output)
+              if "currency" in schema.get("properties", {})]
+    amounts = {name for schema in priced for name, rule in schema["properties"].items() if rule.get("type") == "number"}
+    assert amounts == {"price", "unit_price", "line_total", "subtotal"}
+    assert amounts <= MONEY_KEYS

@@ -4,7 +4,7 @@ a variant discontinued after it was added."""
 import jsonschema
 import pytest
 
-from agents_protocol.documents.schemas import BUILTIN_OUTPUTS
+from agents_protocol.core.capabilities import declared_output
 from catalog import scenarios
 from catalog.models import Product
 from tests.api_client import API, AgentClient, assert_error, ok_data
@@ -94,7 +94,7 @@ def test_the_price_changes_once_in_the_cart_and_checkout_says_so(pieces):
         "The price of Price-Change Test Bowl (test-price-change-bowl) changed from 30.00 to 36.00 USD since it "
         "was added to the cart; the order and your human's page use the new price."
     ]
-    jsonschema.validate(handoff, {**BUILTIN_OUTPUTS["checkout"], "additionalProperties": False})  # as published
+    jsonschema.validate(handoff, {**declared_output("checkout"), "additionalProperties": False})  # as published
     page = pieces.get(handoff["checkout_url"], timeout=TIMEOUT).text
     assert "36.00 USD" in page and "72.00 USD" in page and "30.00 USD" not in page
     assert detail(agent(pieces), scenarios.PRICE_CHANGE)["price"] == 30.0  # re-armed for the next agent

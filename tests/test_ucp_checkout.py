@@ -6,14 +6,18 @@ The site is the demo with the conformance suite's flower shop loaded by load_ucp
 """
 import json
 import uuid
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from agents_protocol.checkout.models import CheckoutSession, CommerceConfig
-from agents_protocol.core.models import AgentSession
+from acme.agents import AcmeProvider
+from agents_protocol.activity.recorder import calls
+from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
+from agents_protocol.core.models import AgentSession, AuditConfig
 from agents_protocol.core.provider import CallContext, Payment, PaymentInstrument, ShopProvider
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
 from agents_protocol.signals import ucp_order_event
@@ -63,7 +67,7 @@ def platform_on_loopback(settings):
 def flower_shop(tmp_path):
     for name, text in FLOWER_SHOP.items():
         (tmp_path / name).write_text(text)
-    call_command("load_ucp_flower_shop", str(tmp_path), stdout=open("/dev/null", "w"))
+    call_command("load_ucp_flower_shop", str(tmp_path), stdout=StringIO())
 
 
 @pytest.fixture
@@ -164,6 +168,13 @@ def test_create_prices_the_lines_from_the_shop_in_a_session_of_its_own(client, f
     assert checkout.platform_profile_url == PROFILE_URL
 
 
+def test_the_platforms_request_id_traces_the_call(client, flower_shop):
+    request_id = str(uuid.uuid4())
+    response = send(client, "post", "/checkout-sessions", create_payload(item_id="gardenias"), **{"request-id": request_id})
+
+    assert response.status_code == 400 and response["X-Request-ID"] == request_id.replace("-", "")
+
+
 def test_shipping_options_and_discounts_make_the_total(client, flower_shop):
     answer = created(client, item_id="pot_ceramic", fulfillment=shipping())
     options = answer["fulfillment"]["methods"][0]["groups"][0]["options"]
@@ -258,6 +269,7 @@ def test_stock_and_unknown_items_are_refused_with_their_reason(client, flower_sh
     (json.dumps({**create_payload(), "line_items": {"item": {"id": "bouquet_roses"}}}), "$.line_items"),
     (json.dumps(create_payload(quantity="2")), "$.line_items[0].quantity"),
     (json.dumps({**create_payload(), "fulfillment": {"methods": [{"type": "pickup"}]}}), "$.fulfillment.methods[0].type"),
+    ('{"buyer": ' * 1000 + "{}" + "}" * 1000, "$"),
 ])
 def test_bad_input_gets_ucps_error_shape_and_changes_nothing(client, flower_shop, raw, path):
     response = send(client, "post", "/checkout-sessions", raw=raw)
@@ -268,6 +280,14 @@ def test_bad_input_gets_ucps_error_shape_and_changes_nothing(client, flower_shop
     if path != "$":
         assert body["messages"][0]["path"] == path
     assert not CheckoutSession.objects.exists() and not AgentSession.objects.exists()
+
+
+def test_a_body_past_the_limit_is_413_before_anything_runs(client, flower_shop):
+    payload = create_payload()
+    payload["buyer"] = {"note": "x" * 5_000_000}
+
+    assert_ucp_error(send(client, "post", "/checkout-sessions", payload), 413, "payload_too_large")
+    assert not CheckoutSession.objects.exists()
 
 
 def test_another_checkouts_id_and_unknown_ids_are_refused(client, flower_shop):
@@ -295,6 +315,18 @@ def test_a_canceled_checkout_cannot_change(client, flower_shop):
                      "checkout_closed")
 
 
+def test_an_expired_checkout_is_read_but_not_changed(client, flower_shop):
+    answer = created(client, fulfillment=shipping("std-ship"))
+    assert answer["expires_at"].endswith("Z")
+    checkout = CheckoutSession.objects.get(public_id=answer["id"])
+    AgentSession.objects.filter(pk=checkout.agent_session_id).update(expires_at=timezone.now())
+
+    assert send(client, "get", f"/checkout-sessions/{answer['id']}").status_code == 200
+    assert_ucp_error(send(client, "post", f"/checkout-sessions/{answer['id']}/complete", payment()), 409,
+                     "checkout_closed")
+    assert Product.objects.get(public_id="bouquet_roses").stock == 1000
+
+
 def test_an_order_update_of_the_wrong_shape_is_422(client, flower_shop):
     checkout_id = created(client, fulfillment=shipping("std-ship"))["id"]
     order_id = send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment()).json()["order"]["id"]
@@ -304,3 +336,58 @@ def test_an_order_update_of_the_wrong_shape_is_422(client, flower_shop):
                      422, "invalid_order_update")
     answer = send(client, "put", f"/orders/{order_id}", {"adjustments": [{**adjustment, "status": "pending"}]}).json()
     assert answer["adjustments"][0]["amount"] == 500
+
+
+def test_ucp_is_configured_as_code(flower_shop, tmp_path):
+    exported = StringIO()
+    call_command("agents_config", "export", stdout=exported)
+    config = json.loads(exported.getvalue())
+    assert config["ucp"]["enabled"] is True
+    assert [h["handler_id"] for h in config["ucp"]["payment_handlers"]] == ["mock_payment_handler", "google_pay",
+                                                                           "shop_pay"]
+
+    def imported(data):
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(data))
+        call_command("agents_config", "import", str(path), stdout=StringIO())
+
+    imported({key: value for key, value in config.items() if key != "ucp"})
+    assert CommerceConfig.load().ucp_enabled and PaymentHandler.objects.count() == 3
+    imported({**config, "ucp": {"enabled": False, "payment_handlers": []}})
+    assert not CommerceConfig.load().ucp_enabled and not PaymentHandler.objects.exists()
+
+
+class CartOnlyProvider(AcmeProvider):
+    """The demo's cart with the base provider's checkout defaults: no shipping, no discounts, no pay()."""
+
+    shipping_options = ShopProvider.shipping_options
+    discounts = ShopProvider.discounts
+    pay = ShopProvider.pay
+
+
+def test_a_shop_on_the_base_provider_hands_the_buyer_its_checkout_page(client, flower_shop, settings):
+    settings.AGENTS_PROTOCOL = {**settings.AGENTS_PROTOCOL, "PROVIDER": f"{__name__}.CartOnlyProvider"}
+
+    names = {c["name"] for c in client.get("/.well-known/ucp").json()["ucp"]["capabilities"]}
+    assert names == {"dev.ucp.shopping.checkout", "dev.ucp.shopping.order", "dev.ucp.shopping.buyer_consent"}
+    answer = created(client, discounts={"codes": ["10OFF"]})
+    assert answer["status"] == "ready_for_complete" and "fulfillment" not in answer and total(answer) == 3500
+
+    answer = send(client, "post", f"/checkout-sessions/{answer['id']}/complete", payment()).json()
+
+    assert answer["status"] == "requires_escalation" and "order" not in answer
+    assert answer["continue_url"].startswith("http://testserver/checkout/")
+    assert Product.objects.get(public_id="bouquet_roses").stock == 1000  # the human has not paid yet
+
+
+def test_ucp_calls_are_audited_and_counted_by_operation(client, flower_shop):
+    AuditConfig.objects.update_or_create(pk=1, defaults={"enabled": True})
+    calls.take()
+    checkout_id = created(client, fulfillment=shipping("std-ship"))["id"]
+    send(client, "get", f"/checkout-sessions/{checkout_id}")
+    send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment())
+
+    checkout = CheckoutSession.objects.get(public_id=checkout_id)
+    assert list(checkout.agent_session.audit_events.order_by("seq").values_list("capability", flat=True)) == [
+        "session.create", "ucp.checkout.get", "ucp.checkout.complete"]
+    assert [call[1] for call in calls.take()] == ["ucp.checkout.create", "ucp.checkout.get", "ucp.checkout.complete"]

@@ -47,8 +47,8 @@ class Caller:
     session: object
     origin: str
 
-    def context(self, append_audit_event=None):
-        return CallContext(session=self.session, origin=self.origin, append_audit_event=append_audit_event)
+    def context(self):
+        return CallContext(session=self.session, origin=self.origin)
 
 
 def offers_shipping():
@@ -88,8 +88,13 @@ def cancel_checkout(checkout):
 
 
 def refuse_if_final(checkout, action):
+    """A completed or canceled checkout changes no more, nor one whose agent session is over
+    (its deadline is the checkout's expires_at); reading it still works."""
     if checkout.is_final:
         raise CapabilityError(409, "checkout_closed", f"Cannot {action} a checkout that is {checkout.status}.")
+    session = checkout.agent_session
+    if session.ended_at is not None or session.expires_at <= timezone.now():
+        raise CapabilityError(409, "checkout_closed", f"Cannot {action} a checkout that expired; start a new one.")
 
 
 def apply_changes(caller, checkout, changes):
@@ -114,7 +119,9 @@ def ready_status(checkout):
 # Lines: the agent session's cart ------------------------------------------------------------------
 
 def set_lines(caller, checkout, wanted, currency):
-    """Make the cart hold `wanted` [(item_id, quantity)], then read its lines as the shop prices them."""
+    """Make the cart hold `wanted` [(item_id, quantity)], then read its lines as the shop prices them
+    (cart.view's lines have the declared shape, core/outputs.py CART_LINE: item_id, name,
+    unit_price, quantity, available …)."""
     quantities = {}
     for item_id, quantity in wanted:
         quantities[item_id] = quantities.get(item_id, 0) + quantity
@@ -255,8 +262,8 @@ def total(checkout):
 # Completion ------------------------------------------------------------------------------------------
 
 def complete_checkout(caller, checkout, instrument):
-    """Pay with `instrument` (a PaymentInstrument): completed, handed to the human (escalated),
-    or refused (402 declined) with the checkout left to pay again."""
+    """Pay with `instrument` (a PaymentInstrument): completed, or handed to the human (escalated),
+    all in one transaction; a declined payment (402) leaves the checkout and the shop as they were."""
     refuse_if_final(checkout, "complete")
     if not checkout.lines:
         raise CapabilityError(400, "checkout_incomplete", "The checkout has no line items.")
@@ -265,13 +272,13 @@ def complete_checkout(caller, checkout, instrument):
     if not PaymentHandler.objects.filter(handler_id=instrument.handler_id).exists():
         raise CapabilityError(400, "invalid_params", f"Unsupported payment handler {instrument.handler_id!r}; the "
                                                      "profile lists the accepted ones.")
-    if not checkout.order_id:
-        hand_off(caller, checkout)
-    payment = get_provider().pay(caller.context(), order_id=checkout.order_id, instrument=instrument,
-                                 amount=total(checkout), currency=checkout.currency, buyer=checkout.buyer)
-    if payment.outcome == Payment.DECLINED:
-        raise CapabilityError(402, "payment_declined", payment.message or "The payment was declined.")
     with transaction.atomic():
+        if not checkout.order_id:
+            hand_off(caller, checkout)
+        payment = get_provider().pay(caller.context(), order_id=checkout.order_id, instrument=instrument,
+                                     amount=total(checkout), currency=checkout.currency, buyer=checkout.buyer)
+        if payment.outcome == Payment.DECLINED:
+            raise CapabilityError(402, "payment_declined", payment.message or "The payment was declined.")
         if payment.outcome == Payment.APPROVED:
             checkout.status, checkout.completed_at = CheckoutSession.Status.COMPLETED, timezone.now()
             checkout.payment_reference = payment.reference
@@ -288,7 +295,6 @@ def hand_off(caller, checkout):
     """The `checkout` capability's handoff: the order the agent gets and the human's page."""
     answer = cart_call(caller, "checkout", {})
     checkout.order_id, checkout.continue_url = str(answer["order_id"]), answer["checkout_url"]
-    checkout.save(update_fields=["order_id", "continue_url", "updated_at"])
 
 
 def add_fulfillment_event(checkout, kind):

@@ -133,6 +133,11 @@ class AgentsProtocolSettings(DeclaredSettings):
     EXCEPTION_HANDLER = Setting(
         "agents_protocol.http.exceptions.envelope_exception_handler", DottedPath(),
         "every refusal and failure as the protocol's envelope `{\"ok\": false, \"error\", \"code\", \"fields\"?}`.")
+    STEP_CLASSES = Setting(
+        ["agents_protocol.http.steps.AuditTrail", "agents_protocol.http.steps.Idempotency",
+         "agents_protocol.http.steps.RateLimitHeaders", "agents_protocol.http.steps.RequestIdNoStore",
+         "agents_protocol.http.steps.AnyOrigin", "agents_protocol.http.steps.ActivityRecord"], DottedPaths(),
+        "the steps around the handler (http/steps.py).")
 
     OUTBOUND_ALLOWED_NETWORKS = Setting(
         [], Networks(),
@@ -161,7 +166,7 @@ class AgentsProtocolSettings(DeclaredSettings):
 app_settings = AgentsProtocolSettings()
 
 PIPELINE_STEPS = ("AUTHENTICATION_CLASSES", "PERMISSION_CLASSES", "THROTTLE_CLASSES", "PARSER_CLASSES",
-                  "RENDERER_CLASSES", "EXCEPTION_HANDLER")
+                  "RENDERER_CLASSES", "EXCEPTION_HANDLER", "STEP_CLASSES")
 
 
 class PipelineSteps:

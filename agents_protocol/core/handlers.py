@@ -1,5 +1,6 @@
 """Handlers for seed 001's nine capabilities and order.status: call the shop's provider and
-shape the answer.
+answer what each capability declares (core/outputs.py), which writes ids as text and urls
+absolute by that declaration and checks the provider's answer against it.
 
 Every rule on a parameter (required, type, bounds, lengths, format, defaults) is declared in
 the capability configuration and checked by core/schema.py before a handler runs, so
@@ -12,10 +13,8 @@ first and every other argument by keyword; the handler's `provider_method` names
 system check W002 can name an enabled capability whose method the provider lacks.
 """
 import logging
-import re
 from dataclasses import replace
 from functools import wraps
-from urllib.parse import urljoin
 
 from django.db import transaction
 
@@ -30,36 +29,39 @@ from agents_protocol.core.errors import (
 )
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import money_written
-from agents_protocol.core.outputs import check_cart_line
+from agents_protocol.core import outputs
 from agents_protocol.core.schema import invalid_params
 
 logger = logging.getLogger(__name__)
 
 REQUIRED = "This parameter is required."
-# Where the answers of the built-in capabilities carry an id (an item's, a cart line's, a variant's parent).
-ID_KEYS = ("id", "item_id", "variant_of")
-HAS_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3986's scheme: an absolute URL
 
 
-def calls_provider(capability, method_name, *, changes=False):
-    """Register the built-in handler of `capability`, which calls the provider's `method_name`.
+def calls_provider(capability, method_name, output, *, changes=False):
+    """Register the built-in handler of `capability`, which calls the provider's `method_name`
+    and answers what `output` declares.
 
-    The answer's money is written with its currency's minor units (core/money.py). A handler
-    that `changes` something runs in a transaction the app opens, unless the provider opens
-    its own (ShopProvider.atomic_changes); the call's audit event is appended in it.
+    The answer is written and checked as declared (core/outputs.py), its money with its
+    currency's minor units (core/money.py). A handler that `changes` something runs in a
+    transaction the app opens, unless the provider opens its own (ShopProvider.atomic_changes);
+    the call's audit event is appended in it, and an answer without the declared shape rolls
+    the change back.
     """
     def register_handler(handler):
+        def answer(call):
+            return money_written(outputs.published(handler(call), output, call.context.origin, capability))
+
         @wraps(handler)
         def handle(call):
             if changes and getattr(call.provider, "atomic_changes", True):
                 with transaction.atomic():
-                    data = handler(call)
+                    data = answer(call)
                     call.context.record_change()
-            else:
-                data = handler(call)
-            return money_written(data)
+                return data
+            return answer(call)
         handle.provider_method = method_name
-        return register(capability, handle)
+        handle.answers_as_declared = True
+        return register(capability, handle, output=output)
     return register_handler
 
 
@@ -106,100 +108,22 @@ def paging(params):
     return page, limit
 
 
-def text_id(value):
-    """An id as the published schemas promise ids, text: a Django pk (an int) becomes its digits,
-    so an agent can send it back where an id is a string parameter."""
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-# The answers below are the provider's own objects whenever nothing needs rewriting, and copies
-# otherwise: a provider may hand out dicts it keeps and shares between calls (the demo shop's
-# catalog read cache does), which the app must not change.
-
-def with_text_ids(answer, keys=ID_KEYS):
-    """`answer` (a dict of the provider) with its ids among `keys` as text."""
-    for key in keys:
-        if type(answer.get(key)) is int:  # type(): True is no id
-            return {**answer, **{key: str(answer[key]) for key in keys if type(answer.get(key)) is int}}
-    return answer
-
-
-def published_list(items, publish):
-    """`items` with each item as `publish` writes it: the same list when none changed."""
-    published = [publish(item) for item in items]
-    for new, old in zip(published, items):
-        if new is not old:
-            return published
-    return items
-
-
-def published_items(items, origin):
-    """The items of a search or browse page, each as published_item writes it."""
-    return published_list(items, lambda item: published_item(item, origin))
-
-
-def published_item(item, origin):
-    """An item of search, browse or detail (and each of its variants) as the published output
-    schemas say it: ids as text, its page's url absolute (Django's get_absolute_url() is a path:
-    it is joined to the origin the agent called), and no price nor currency when the shop gives
-    it no price (as contrib/oscar omits them for a product its strategy does not price).
-    Anything but a dict is left to the codec, as the provider returned it."""
-    if not isinstance(item, dict):
-        return item
-    item = with_text_ids(item)
-    url = item.get("url")
-    if isinstance(url, str) and not HAS_SCHEME.match(url):
-        item = {**item, "url": urljoin(f"{origin}/", url)}
-    if "price" in item and item["price"] is None:
-        item = {key: value for key, value in item.items() if key not in ("price", "currency")}
-    variants = item.get("variants")
-    if isinstance(variants, list):
-        published = published_items(variants, origin)
-        if published is not variants:
-            item = {**item, "variants": published}
-    return item
-
-
-def published_cart(cart):
-    """A cart (cart.view, or in a line change) with the ids of its lines as text, each line
-    checked against the declared CART_LINE (core/outputs.py)."""
-    if not (isinstance(cart, dict) and isinstance(cart.get("items"), list)):
-        return cart
-    lines = published_list(cart["items"], published_line)
-    return cart if lines is cart["items"] else {**cart, "items": lines}
-
-
-def published_line(line):
-    return check_cart_line(with_text_ids(line) if isinstance(line, dict) else line)
-
-
-def published_line_change(answer):
-    """What cart.add, cart.update and cart.remove answer, with its ids (and its cart's) as text."""
-    if not isinstance(answer, dict):
-        return answer
-    answer = with_text_ids(answer)
-    cart = published_cart(answer.get("cart"))
-    return answer if cart is answer.get("cart") else {**answer, "cart": cart}
-
-
-@calls_provider("search", "search")
+@calls_provider("search", "search", outputs.SEARCH)
 def search(call):
     page, limit = paging(call.params)
     found = ask_provider(call, "search", query=value(call.params, "q"), page=page, limit=limit)
-    items = published_items(found.items, call.context.origin)
-    return {"results": items, "total": found.total, "page": page, "limit": limit}
+    return {"results": found.items, "total": found.total, "page": page, "limit": limit}
 
 
-@calls_provider("browse", "browse")
+@calls_provider("browse", "browse", outputs.BROWSE)
 def browse(call):
     category = call.params.get("category") or None
     page, limit = paging(call.params)
     found = ask_provider(call, "browse", category=category, sort=value(call.params, "sort"), page=page, limit=limit)
-    items = published_items(found.items, call.context.origin)
-    return {"items": items, "total": found.total, "page": page, "limit": limit}
+    return {"items": found.items, "total": found.total, "page": page, "limit": limit}
 
 
-@calls_provider("detail", "item_detail")
+@calls_provider("detail", "item_detail", outputs.DETAIL)
 def detail(call):
     item_id = value(call.params, "id")
     try:
@@ -208,7 +132,7 @@ def detail(call):
         item = None
     if item is None:
         raise not_found(f"No product has the id {item_id!r}; use search or browse to find ids.", "unknown_item")
-    return published_item(item, call.context.origin)
+    return item
 
 
 def with_cart_notices(call, answer, cart, changed_item=None):
@@ -227,38 +151,37 @@ def with_cart_notices(call, answer, cart, changed_item=None):
 
 
 def line_change(call, answer):
-    answer = published_line_change(answer)
     if not isinstance(answer, dict):
         return answer
     return with_cart_notices(call, answer, answer.get("cart"), changed_item=answer.get("item_id"))
 
 
-@calls_provider("cart.add", "cart_add", changes=True)
+@calls_provider("cart.add", "cart_add", outputs.CART_LINE_CHANGE, changes=True)
 def cart_add(call):
     params = call.params
     return line_change(
         call, ask_provider(call, "cart_add", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
 
 
-@calls_provider("cart.view", "cart_view")
+@calls_provider("cart.view", "cart_view", outputs.CART)
 def cart_view(call):
-    cart = published_cart(ask_provider(call, "cart_view"))
+    cart = ask_provider(call, "cart_view")
     return with_cart_notices(call, cart, cart)
 
 
-@calls_provider("cart.update", "cart_update", changes=True)
+@calls_provider("cart.update", "cart_update", outputs.CART_LINE_CHANGE, changes=True)
 def cart_update(call):
     params = call.params
     return line_change(
         call, ask_provider(call, "cart_update", item_id=value(params, "item_id"), quantity=value(params, "quantity")))
 
 
-@calls_provider("cart.remove", "cart_remove", changes=True)
+@calls_provider("cart.remove", "cart_remove", outputs.CART_LINE_CHANGE, changes=True)
 def cart_remove(call):
     return line_change(call, ask_provider(call, "cart_remove", item_id=value(call.params, "item_id")))
 
 
-@calls_provider("checkout", "checkout", changes=True)
+@calls_provider("checkout", "checkout", outputs.HANDOFF, changes=True)
 def checkout(call):
     notices = cart_handed_off_notices(call)
     handoff = ask_provider(call, "checkout")
@@ -268,7 +191,7 @@ def checkout(call):
         "checkout_url": handoff.checkout_url,
         "human_handoff": True,
         "expires_at": iso_utc(handoff.expires_at),
-        "order_id": text_id(handoffs.agent_order_id(call.context.session, handoff)),
+        "order_id": handoffs.agent_order_id(call.context.session, handoff),
         "message": handoff.message,
     }
     notices += [notice for notice in handoff.notices if notice not in notices]
@@ -285,7 +208,7 @@ def cart_handed_off_notices(call):
     if session is None or not callable(getattr(call.provider, "cart_view", None)):
         return []
     try:
-        now = cart_notices.snapshot(published_cart(ask_provider(call, "cart_view")))
+        now = cart_notices.snapshot(ask_provider(call, "cart_view"))
     except CapabilityError:  # no cart_view: nothing to compare
         return []
     notices = cart_notices.changes(session.shown_cart, now)
@@ -314,7 +237,7 @@ def line_detail(call, item):
         raise
 
 
-@calls_provider("order.status", "order_status")
+@calls_provider("order.status", "order_status", outputs.ORDER_STATUS)
 def order_status(call):
     """The provider's answer, or for a checkout handed off by reference (core/handoffs.py) the
     answer of the order the shop said it became, under the agent's order_id."""
@@ -324,24 +247,11 @@ def order_status(call):
         handed_off = handoffs.session_handoffs(session)
         if handed_off:
             return {"orders": [handoff_status(call, handoff) for handoff in handed_off]}
-        return published_orders(ask_provider(call, "order_status", order_id=None))
+        return ask_provider(call, "order_status", order_id=None)
     handoff = handoffs.session_handoff(session, order_id)
     if handoff is None:
-        return published_orders(ask_provider(call, "order_status", order_id=order_id))
+        return ask_provider(call, "order_status", order_id=order_id)
     return handoff_status(call, handoff)
-
-
-def published_orders(answer):
-    """order.status as the published output schema says it: order ids as text, in the one order
-    or in each of the list."""
-    if not isinstance(answer, dict):
-        return answer
-    orders = answer.get("orders")
-    if not isinstance(orders, list):
-        return with_text_ids(answer, ("order_id",))
-    published = published_list(orders, lambda order: with_text_ids(order, ("order_id",))
-                               if isinstance(order, dict) else order)
-    return answer if published is orders else {**answer, "orders": published}
 
 
 def handoff_status(call, handoff):
@@ -352,7 +262,7 @@ def handoff_status(call, handoff):
     return {**order, "order_id": handoff.order_id, "order_number": handoff.order_number}
 
 
-@calls_provider("contact", "contact", changes=True)
+@calls_provider("contact", "contact", outputs.CONTACT, changes=True)
 def contact(call):
     params = call.params
     return ask_provider(call, "contact", name=value(params, "name"), email=value(params, "email"),

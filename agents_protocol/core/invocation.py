@@ -3,8 +3,9 @@
 The HTTP pipeline (agents_protocol.http) authenticates, counts, validates and audits
 around it; captured examples (examples.py) call `invoke_capability` alone.
 """
-from agents_protocol.core.capabilities import CapabilityCall, handler_for
+from agents_protocol.core.capabilities import CapabilityCall, declared_output, handler_for
 from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.outputs import published
 from agents_protocol.core.provider import CallContext, get_provider
 from agents_protocol.core.schema import validate_params
 
@@ -15,7 +16,9 @@ def invoke_capability(config, capability, params, session, origin):
 
 
 def run_handler(config, capability, values, session, origin, append_audit_event=None):
-    """The handler's data; `append_audit_event` is what the context's record_change() calls."""
+    """The handler's data, as its declared output says it (core/outputs.py; the built-in handlers
+    write theirs inside their transaction); `append_audit_event` is what the context's
+    record_change() calls."""
     handler = handler_for(capability.name)
     if handler is None:
         raise CapabilityError(501, "not_implemented", f"{capability.name} has no handler on this site yet.")
@@ -26,7 +29,11 @@ def run_handler(config, capability, values, session, origin, append_audit_event=
         provider=get_provider(),
         config=config,
     )
-    return handler(call)
+    data = handler(call)
+    output = declared_output(capability.name)
+    if output is None or getattr(handler, "answers_as_declared", False):
+        return data
+    return published(data, output, origin, capability.name)
 
 
 def find_capability(config, name):

@@ -5,13 +5,16 @@ A2A_RPC_PATH: `SendMessage` with a data part `{"skill": "<capability name>", "in
 answers a message whose data part is the capability's `data`. Skills that need a
 session name the `session` security scheme: the bearer token from the session endpoint.
 
-An A2A skill has no field for an input schema, so each skill's description ends with its
-inputs and every rule the API enforces on them, compiled from the same configuration
+An A2A skill has no field for an input or output schema, so each skill's description ends with
+its inputs and every rule the API enforces on them, compiled from the same configuration
 (core/schema.py): "Input: q (string, required, 1 to 200 characters); page (integer, default 1,
-1 to 10000)." Its example input, when no real call was captured, keeps to those rules.
+1 to 10000)." Then the fields of the output its handler declares (core/outputs.py): "Output:
+results (array, required); total (integer, required); …". Its example input, when no real call
+was captured, keeps to those rules.
 """
 import json
 
+from agents_protocol.core.capabilities import declared_output
 from agents_protocol.core.codec import JSON_MEDIA_TYPE
 from agents_protocol.core.schema import NUMERIC_TYPES, param_phrase
 from agents_protocol.documents.interop import (
@@ -126,10 +129,20 @@ def _skill(capability, example):
 
 def _skill_description(capability):
     text = skill_description(capability)
-    if not capability.params:
-        return text
-    inputs = "; ".join(_input_rules(p) for p in capability.params)
-    return f"{text.rstrip('.')}. Input: {inputs}."
+    if capability.params:
+        text = f"{text.rstrip('.')}. Input: {'; '.join(_input_rules(p) for p in capability.params)}."
+    output = declared_output(capability.name) or {}
+    fields = output.get("properties", {})
+    if fields:
+        required = output.get("required", ())
+        text = f"{text.rstrip('.')}. Output: {'; '.join(_output_field(n, fields[n], n in required) for n in fields)}."
+    return text
+
+
+def _output_field(name, rule, required):
+    """results (array, required)"""
+    described = [rule.get("type"), "required" if required else None]
+    return f"{name} ({', '.join(word for word in described if word)})" if any(described) else name
 
 
 def _input_rules(param):

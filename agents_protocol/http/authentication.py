@@ -1,5 +1,8 @@
 """Who is calling: the agent session whose token one of the three accepted headers carries.
 
+A transport whose token travels in a header of its own (MCP's Mcp-Session-Id) names it on its
+view (`token_header`); every transport authenticates through AUTHENTICATION_CLASSES.
+
 A DRF authentication class, so a shop can also put it on its own DRF APIs
 (`authentication_classes = [AgentSessionAuthentication]`): `request.auth` is then the live
 AgentSession and `request.user` an AgentUser.
@@ -40,9 +43,10 @@ class AgentSessionAuthentication(BaseAuthentication):
     """
 
     def authenticate(self, request):
-        token = self.raw_token(request)
+        own_header = token_header_of(request)
+        token = request.META.get(own_header, "").strip() if own_header else token_from_headers(request)
         if not token:
-            if self.reads_authorization and request.META.get("HTTP_AUTHORIZATION", "").strip():
+            if own_header is None and request.META.get("HTTP_AUTHORIZATION", "").strip():
                 # there, but not `Bearer <token>`
                 setattr(request, REFUSAL_ATTRIBUTE, malformed_authorization(current_config().session.create_endpoint))
             return None
@@ -53,14 +57,16 @@ class AgentSessionAuthentication(BaseAuthentication):
             return None
         return AgentUser(session), session
 
-    reads_authorization = True  # False for a transport whose token travels in a header of its own
-
-    def raw_token(self, request):
-        """The token this request carries (a transport with its own session header overrides it)."""
-        return token_from_headers(request)
-
     def authenticate_header(self, request):
         return REALM_HEADER
+
+
+def token_header_of(request):
+    """The header a transport carries its session token in instead of the three (MCP's
+    Mcp-Session-Id: an Authorization header is then not the transport's, a gateway's own token
+    say), as its view names it (AgentView.token_header); None for the three."""
+    context = getattr(request, "parser_context", None) or {}
+    return getattr(context.get("view"), "token_header", None)
 
 
 def refusal_of(request):

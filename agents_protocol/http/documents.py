@@ -56,4 +56,10 @@ def document_view(kind):
     def serve(request):
         return _document_response(request, kind)
 
+    serve.document_kind = kind
     return serve
+
+
+def is_document_view(view):
+    """True for a view document_view made."""
+    return getattr(view, "document_kind", None) is not None

@@ -2,15 +2,18 @@
 
 `{"ok": false, "error": "<sentence>", "code": "<machine_code>", "fields"?: {name: problem}}`
 with its status and headers; never an HTML page, never a traceback. `refusal_for` turns any
-exception into a CapabilityError, so every transport words its refusals alike.
+exception into a CapabilityError, so every transport words its refusals alike; the pipeline
+reads the refusal back from the handler's answer (`refusal_in`) and each transport writes it
+in its own wire format (AgentView.wire_refusal).
 """
 import logging
 
 from django.core.exceptions import SuspiciousOperation
 from rest_framework import exceptions as drf
 
-from agents_protocol.core.errors import CapabilityError, envelope_of, is_database_outage
+from agents_protocol.core.errors import REFUSAL_STATUSES, CapabilityError, envelope_of, is_database_outage
 from agents_protocol.http import routing
+from agents_protocol.http.authentication import REALM_HEADER
 from agents_protocol.http.parsers import unsupported_media_type
 from agents_protocol.http.responses import PipelineResponse
 
@@ -41,6 +44,9 @@ def refusal_for(exc, request_id="-"):
         return method_not_allowed(exc.allowed)
     if isinstance(exc, routing.RouteNotFound):
         return CapabilityError(404, "not_found", "No capability is served at this path; see /.well-known/agents.json.")
+    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):  # a shop's own AUTHENTICATION_CLASSES
+        code = "session_required" if isinstance(exc, drf.NotAuthenticated) else "session_invalid"
+        return CapabilityError(401, code, str(exc.detail), headers={"WWW-Authenticate": REALM_HEADER})
     if isinstance(exc, drf.Throttled):
         return throttled(exc)
     if isinstance(exc, drf.UnsupportedMediaType):
@@ -57,6 +63,15 @@ def refusal_for(exc, request_id="-"):
     logger.error("Unexpected error in the agent API (request id %s)", request_id, exc_info=exc)
     return CapabilityError(500, "internal_error",
                            f"Something went wrong on our side; retry with backoff. Request id: {request_id}.")
+
+
+def refusal_in(response):
+    """The refusal an exception handler's envelope Response says, as a CapabilityError: its status,
+    code, sentence and fields (what the audit event and the activity page record, and what each
+    transport writes in its own wire format)."""
+    data = response.data if isinstance(response.data, dict) else {}
+    status = response.status_code if response.status_code in REFUSAL_STATUSES else 500
+    return CapabilityError(status, data.get("code", "internal_error"), data.get("error", ""), data.get("fields"))
 
 
 def method_not_allowed(allowed):

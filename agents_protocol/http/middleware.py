@@ -1,9 +1,11 @@
 """Answer the discovery documents and the agent API before the rest of the middleware stack.
 
 Endpoints are data (admin can move them under /.well-known/), so they cannot live in a
-static URLconf.
-This middleware sits early in the stack: agent calls and the well-known documents skip
-sessions, CSRF, auth and messages, which they do not use. It reads the configuration
+static URLconf; every other path the app serves is a route of agents_protocol.urls, the one
+table. This middleware sits early in the stack: agent calls and the well-known documents skip
+sessions, CSRF, auth and messages, which they do not use. The documents and the MCP server are
+answered here, by the views that table names for their paths; the table's other routes (A2A,
+PactSpec, the inspector) through the site's URLconf, which includes it. It reads the configuration
 once and pins it for the whole request (config.pinned_config). Before that, first of all,
 it refuses a URL or header block past the app's own limits (request_size.py: 414, 431).
 """
@@ -13,37 +15,21 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.db import DatabaseError
 from django.http import HttpResponse
-from django.utils.module_loading import import_string
+from django.urls import Resolver404, URLPattern, get_resolver, resolve
 
 from agents_protocol.core import codec
 from agents_protocol.core.config import current_config, pinned_config
 from agents_protocol.core.errors import CapabilityError, envelope_of
 from agents_protocol.core.models import MCP_ENDPOINTS
-from agents_protocol.documents import interop
 from agents_protocol.http.cors import allow_any_origin
-from agents_protocol.http.documents import document_view
+from agents_protocol.http.documents import is_document_view
 from agents_protocol.http.exceptions import database_unavailable, refusal_for
 from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.http.request_size import oversized
 from agents_protocol.http.routing import AGENTS_NAMESPACE, WELL_KNOWN, is_api_path
 from agents_protocol.http.views import agent_api_view
 
-MCP_VIEW = "agents_protocol.transports.mcp.endpoint"
-# While the configuration cannot be read, the JSON-RPC transports answer with their protocol's error.
-OUTAGE_ANSWERS = {
-    **{endpoint: "agents_protocol.transports.mcp.unavailable" for endpoint in MCP_ENDPOINTS},
-    interop.A2A_RPC_PATH: "agents_protocol.transports.a2a.unavailable",
-}
-
-# The same views agents_protocol.urls names (reverse() and check E006 use those routes).
-DOCUMENT_VIEWS = {
-    interop.AGENTS_JSON_PATH: document_view("agents.json"),
-    interop.AGENTS_TXT_PATH: document_view("agents.txt"),
-    interop.LLMS_TXT_PATH: document_view("llms.txt"),
-    interop.PACTSPEC_PATH: document_view("pactspec.json"),
-    interop.AGENT_CARD_PATH: document_view("agent-card.json"),
-    interop.OPENAPI_PATH: document_view("openapi.json"),
-}
+APP_URLCONF = "agents_protocol.urls"  # by name: its transports sit above this layer
 
 
 class AgentsApiMiddleware:
@@ -55,9 +41,8 @@ class AgentsApiMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        document = DOCUMENT_VIEWS.get(request.path_info)
-        mcp = request.path in MCP_ENDPOINTS
-        if document is None and not mcp and not request.path.startswith(WELL_KNOWN):
+        answering = answered_first().get(request.path_info)
+        if answering is None and not request.path.startswith(WELL_KNOWN):
             return self.get_response(request)
         if settings.SECURE_SSL_REDIRECT and not request.is_secure():
             return https_redirect(request)
@@ -67,18 +52,19 @@ class AgentsApiMiddleware:
         try:
             config = current_config()
         except DatabaseError:
-            if request.path in OUTAGE_ANSWERS:
-                return finished(import_string(OUTAGE_ANSWERS[request.path])(request))
-            if document is None and not mcp and not request.path.startswith(AGENTS_NAMESPACE):
+            outage_answer = unavailable_view(request.path_info)
+            if outage_answer is not None:
+                return finished(outage_answer(request))
+            if answering is None and not request.path.startswith(AGENTS_NAMESPACE):
                 raise
             return backend_unavailable()
         with pinned_config(config):
-            if document is not None:
-                return with_content_length(document(request))
-            if mcp:
-                if not serves_mcp_at(config, request.path):
+            if answering is not None:
+                if request.path in MCP_ENDPOINTS and not serves_mcp_at(config, request.path):
                     return self.get_response(request)  # a page of the shop's own, if its URLconf has one
-                return self.mcp_response(request)
+                # The MCP server too: ahead of the URLconf, so a page of the shop's own at the same
+                # path does not hide the server staff configured there.
+                return with_content_length(answering(request))
             if not is_api_path(config, request.path):
                 # The namespace's other paths (A2A, PactSpec …) go through the URLconf, whose
                 # middleware would answer a foreign Host with Django's HTML page.
@@ -86,17 +72,33 @@ class AgentsApiMiddleware:
                 return envelope_response(refusal) if refusal is not None else self.get_response(request)
             return with_content_length(agent_api_view(request))
 
-    def mcp_response(self, request):
-        """The MCP server's answer, called here like the agent API, without the rest of the
-        middleware stack: ahead of the URLconf, so a page of the shop's own at the same path
-        does not hide the server staff configured there."""
-        return with_content_length(mcp_view()(request))
+
+@cache
+def answered_first():
+    """{path: view} of the routes of agents_protocol.urls this middleware answers itself: the
+    documents and the MCP server, at the fixed paths the table gives them."""
+    routes = {}
+    for pattern in get_resolver(APP_URLCONF).url_patterns:
+        path = f"/{pattern.pattern}"
+        if isinstance(pattern, URLPattern) and (is_document_view(pattern.callback) or path in MCP_ENDPOINTS):
+            routes[path] = pattern.callback
+    return routes
+
+
+def unavailable_view(path):
+    """What the view agents_protocol.urls routes `path` to answers while the database cannot be
+    read (the JSON-RPC transports: their protocol's error), or None."""
+    try:
+        route = resolve(path, APP_URLCONF)
+    except Resolver404:
+        return None
+    return getattr(route.func, "unavailable", None)
 
 
 @cache
-def mcp_view():
-    """The MCP transport's view, loaded by name: transports sit above this layer."""
-    return import_string(MCP_VIEW)
+def document_paths():
+    """The paths of agents_protocol.urls that serve a discovery document."""
+    return frozenset({path for path, view in answered_first().items() if is_document_view(view)})
 
 
 def serves_mcp_at(config, path):

@@ -11,16 +11,12 @@ from rest_framework.response import Response
 from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import bad_request, not_found
 from agents_protocol.core.formats import iso_utc
-from agents_protocol.core.schema import validate_params
-from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
-from agents_protocol.documents.interop import site_base
 from agents_protocol.http import routing
 from agents_protocol.http.audit_access import artifact_for
-from agents_protocol.http.client import client_address, token_from_headers
-from agents_protocol.http.parsers import check_declared_length
-from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.client import token_from_headers
+from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
-from agents_protocol.http.sessions import create_session, end_session, inspect_url
+from agents_protocol.http.sessions import end_session, inspect_url
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
@@ -40,7 +36,6 @@ class AgentApiView(AgentView):
             self.requires_session, self.counts_per_session = route.name == routing.SESSION_DELETE, False
         else:
             self.requires_session = route.capability.requires_session
-        check_declared_length(self.django_request)
 
     def serve(self, request, *args, **kwargs):
         name = self.match.route.name
@@ -76,16 +71,8 @@ class AgentApiView(AgentView):
 
     def create_session(self, request):
         body, _ = raw_params(request, "POST")
-        agent = validate_params(SESSION_CREATE_PARAMS, body, {}, {})
-        # No Idempotency-Key here: a stored answer would hand this session's token to any client at
-        # the same address sending the same key and body (agents behind one NAT or cloud egress, with
-        # keys derived from the request). A retry makes a second session, which max_sessions bounds.
-        config, origin = self.config, self.origin  # a Host outside ALLOWED_HOSTS is refused before a session exists
-        session, raw_token = create_session(
-            client_address(request), config.session.ttl_seconds, config.rate_limit.max_sessions,
-            audited=config.audit.enabled, **agent,
-        )
-        self.audited_call = AuditedCall.opening(session, agent, site_base(config, origin))
+        session, raw_token = self.open_session(body)
+        config, origin = self.config, self.origin
         return PipelineResponse(success({
             "session_token": raw_token,
             "session_id": session.public_id,
@@ -99,14 +86,12 @@ class AgentApiView(AgentView):
     def end_session(self, request):
         session = request.auth
         end_session(session, "deleted", method=request.method, path=request.path)
-        audit = self.config.audit
-        audit_path = audit.endpoint.replace(":session_id", session.public_id)
         return PipelineResponse(success({
             "ended": True,
             "session_id": session.public_id,
             "ended_at": iso_utc(session.ended_at),
             # A session made while audit was off has no trail to fetch, whatever the setting now.
-            "audit_url": f"{self.origin}{audit_path}" if audit.enabled and session.audited else None,
+            "audit_url": self.audit_url(session) if self.config.audit.enabled and session.audited else None,
         }))
 
 

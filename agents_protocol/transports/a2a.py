@@ -9,12 +9,15 @@ Authentication and rate limits are answered at the HTTP level (401, 429), as A2A
 Requests carry `A2A-Version: 1.0` (without it, 0.3 is assumed, which is refused -32009).
 No tasks are kept: every call completes in its answer, and the binding's other methods get
 the errors the specification names for that. A request without an `id` is a JSON-RPC
-notification: it gets no answer (204) and runs nothing; one whose `id` is null is refused
--32600, as A2A's requests carry a string or an integer. While the database is down the answer
-is -32603 with `backend_unavailable` (`unavailable`, which AgentsApiMiddleware calls).
+notification: counted as any call, it gets no answer (204) and runs nothing; one whose `id` is
+null is refused -32600, as A2A's requests carry a string or an integer. While the database is
+down the answer is -32603 with `backend_unavailable` (`unavailable`, which AgentsApiMiddleware
+calls).
 
-A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
-guards, parameter validation, Idempotency-Key and audit as the agent API.
+A thin adapter over the pipeline (http/pipeline.py): the same steps in the same order as the
+agent API (authentication, limits, body guards, parameter validation, Idempotency-Key, audit),
+but for resolve() reading the body, which names the call. Every refusal passes the
+EXCEPTION_HANDLER; `wire_refusal` writes it as a JSON-RPC error.
 """
 import uuid
 
@@ -25,12 +28,17 @@ from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import find_capability
 from agents_protocol.http.exceptions import database_unavailable
-from agents_protocol.http.parsers import check_declared_length
 from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
-from agents_protocol.transports.jsonrpc import request_id_in
+from agents_protocol.transports.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MALFORMED_BODY_CODES,
+    METHOD_NOT_FOUND,
+    request_id_in,
+)
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 TASK_NOT_FOUND, PUSH_NOTIFICATION_NOT_SUPPORTED, UNSUPPORTED_OPERATION, CONTENT_TYPE_NOT_SUPPORTED = (
     -32001, -32003, -32004, -32005)
 VERSION_NOT_SUPPORTED = -32009
@@ -48,9 +56,6 @@ UNSERVED_METHODS = {
     "DeleteTaskPushNotificationConfig": PUSH_NOTIFICATION_NOT_SUPPORTED,
 }
 HTTP_LEVEL_STATUSES = (401, 405, 429)  # authentication, a method other than POST (with Allow), limits
-MALFORMED_BODY_CODES = {"invalid_json": PARSE_ERROR, "payload_too_large": INVALID_REQUEST,
-                        "unsupported_media_type": INVALID_REQUEST, "invalid_request": INVALID_REQUEST,
-                        "method_not_allowed": INVALID_REQUEST, "length_required": INVALID_REQUEST}
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
 ERROR_DOMAIN = "agents-protocol"
@@ -61,30 +66,29 @@ LIST_TASKS = "ListTasks"
 NO_TASKS = {"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}
 
 
-class Notification(Exception):
-    """A request without an id: JSON-RPC's notification, to which a server must not reply."""
+class RpcError(CapabilityError):
+    """A refusal of the JSON-RPC layer itself (not of a capability): an invalid request, with its
+    JSON-RPC error code and, when it names them, A2A's error details (`data`)."""
 
-
-class RpcError(Exception):
-    """A refusal of the JSON-RPC layer itself (not of a capability)."""
-
-    def __init__(self, code, message, data=None):
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
+    def __init__(self, rpc_code, message, data=None):
+        super().__init__(400, "invalid_request", message)
+        self.rpc_code, self.data = rpc_code, data
 
 
 class A2AView(AgentView):
+    """The call is named inside the body (its method, its skill): resolve() reads it."""
+
     rpc_id = None
     message = None
-    listing_tasks = False
+    listing_tasks = notification = False
 
     def resolve(self, request, *args, **kwargs):
-        check_declared_length(self.django_request)
         payload = request.data
         if not isinstance(payload, dict) or payload.get("jsonrpc") != "2.0" or not isinstance(payload.get("method"), str):
             raise RpcError(INVALID_REQUEST, "Send one JSON-RPC 2.0 request object with a method.")
         if "id" not in payload:
-            raise Notification()
+            self.notification = True
+            return
         if isinstance(payload["id"], bool) or not isinstance(payload["id"], (str, int)):
             raise RpcError(INVALID_REQUEST, "The id must be a string or an integer.")
         self.rpc_id = payload["id"]
@@ -109,6 +113,8 @@ class A2AView(AgentView):
         self.requires_session = self.capability.requires_session
 
     def post(self, request, *args, **kwargs):
+        if self.notification:  # no answer, and nothing ran: the binding defines no notifications
+            return HttpResponse(status=204, content_type=codec.JSON_CONTENT_TYPE)
         if self.listing_tasks:
             return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": NO_TASKS})
         outcome = self.call_capability(self.skill_input)
@@ -118,28 +124,23 @@ class A2AView(AgentView):
         answer = {"message": _answer(self.message, outcome)}
         return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": answer})
 
-    def handle_exception(self, exc):
-        if isinstance(exc, Notification):
-            over_limit = self.count_refused_call()
-            if over_limit is None:  # no answer, and nothing ran: the binding defines no notifications
-                return HttpResponse(status=204, content_type=codec.JSON_CONTENT_TYPE)
-            exc = over_limit
+    def wire_refusal(self, response, exc):
+        """A JSON-RPC error for the request's id, carrying the refusal in A2A's error details; at
+        the refusal's own HTTP status for authentication, a method other than POST and limits."""
+        refusal = self.refusal
         if isinstance(exc, RpcError):
-            over_limit = self.count_refused_call()
-            if over_limit is None:
-                self.refusal = CapabilityError(400, "invalid_request", exc.message)  # for the activity page
-                return self.error_response(exc.code, exc.message, exc.data)
-            exc = over_limit
-        refusal = self.refuse(exc)
+            return self.error_answer(response, exc.rpc_code, refusal.message, exc.data, 200)
         status = refusal.status if refusal.status in HTTP_LEVEL_STATUSES else 200
-        return self.error_response(_rpc_code(refusal), refusal.message,
-                                   _details(refusal.code, refusal.status, refusal.fields), status, refusal.headers)
+        return self.error_answer(response, _rpc_code(refusal), refusal.message,
+                                 _details(refusal.code, refusal.status, refusal.fields), status)
 
-    def error_response(self, code, message, data, status=200, headers=None):
+    def error_answer(self, response, code, message, data, status):
         error = {"code": code, "message": message}
         if data is not None:
             error["data"] = data
-        return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "error": error}, status=status, headers=headers)
+        response.data = {"jsonrpc": "2.0", "id": self.rpc_id, "error": error}
+        response.status_code = status
+        return response
 
 
 def unavailable(request):
@@ -230,3 +231,4 @@ def _answer(message, data):
 
 
 rpc = A2AView.as_view()
+rpc.unavailable = unavailable  # what AgentsApiMiddleware answers at its route while the database is down

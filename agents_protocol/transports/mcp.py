@@ -17,8 +17,10 @@ in `data`. The session's problems are the transport's HTTP statuses (400 without
 Mcp-Session-Id, 404 for one unknown, ended or expired), whatever the message, as are 413, 415,
 429 and 503.
 
-A thin adapter over the pipeline (http/pipeline.py): the same authentication, limits, body
-guards, parameter validation, Idempotency-Key and audit as the agent API.
+A thin adapter over the pipeline (http/pipeline.py): the same steps in the same order as the
+agent API (authentication through AUTHENTICATION_CLASSES, limits, body guards, parameter
+validation, Idempotency-Key, audit), but for resolve() reading the body, which names the call.
+Every refusal passes the EXCEPTION_HANDLER; `wire_refusal` writes it in MCP's form.
 """
 from urllib.parse import urlsplit
 
@@ -33,23 +35,18 @@ from agents_protocol.core import codec
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.invocation import find_capability
-from agents_protocol.core.schema import validate_params
-from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
 from agents_protocol.documents.interop import (
     document_version,
     site_base,
     skill_description,
     skill_title,
 )
-from agents_protocol.documents.schemas import BUILTIN_OUTPUTS, input_schema
-from agents_protocol.http.authentication import AgentSessionAuthentication
-from agents_protocol.http.client import client_address
+from agents_protocol.documents.schemas import input_schema, structured_output_schema
 from agents_protocol.http.exceptions import database_unavailable
-from agents_protocol.http.parsers import check_declared_length
-from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.pipeline import AgentView
 from agents_protocol.http.responses import PipelineResponse
-from agents_protocol.http.sessions import create_session, end_session, inspect_url
-from agents_protocol.transports.jsonrpc import request_id_in
+from agents_protocol.http.sessions import end_session, inspect_url
+from agents_protocol.transports.jsonrpc import MALFORMED_BODY_CODES, request_id_in
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -62,41 +59,29 @@ SERVED_VERSIONS = tuple(version for version in HANDSHAKE_PROTOCOL_VERSIONS if ve
 # never granting it, this one knows the session negotiated the only granted revision without the header.
 VERSION_WITHOUT_HEADER = "2024-11-05"
 SERVED_METHODS = ("ping", "tools/list", "tools/call")
-MALFORMED_BODY_CODES = {"invalid_json": types.PARSE_ERROR, "payload_too_large": types.INVALID_REQUEST,
-                        "unsupported_media_type": types.INVALID_REQUEST, "invalid_request": types.INVALID_REQUEST,
-                        "method_not_allowed": types.INVALID_REQUEST, "length_required": types.INVALID_REQUEST}
 # Refusals answered with their own HTTP status (405: GET, as this server offers no SSE stream; 411:
 # a body without Content-Length, which the transport says to refuse with an HTTP error status).
 HTTP_LEVEL_STATUSES = (405, 411, 413, 415, 429, 503)
 SESSION_META_KEY = "agents-protocol/session"
 
 
-class McpError(Exception):
-    """A refusal of the MCP layer itself: a JSON-RPC error with the protocol's code and status."""
+class McpError(CapabilityError):
+    """A refusal of the MCP layer itself: a JSON-RPC error with the protocol's code (`rpc_code`),
+    answered at `http_status`."""
 
     def __init__(self, rpc_code, message, code, status=400, http_status=200, headers=None, fields=None):
-        super().__init__(message)
-        self.rpc_code, self.message, self.code, self.status = rpc_code, message, code, status
-        self.http_status, self.headers, self.fields = http_status, headers or {}, fields
-
-
-class McpSessionAuthentication(AgentSessionAuthentication):
-    """The agent session whose token is the request's Mcp-Session-Id. An Authorization header is
-    not this transport's (a gateway's own token, say): without Mcp-Session-Id the answer is 400."""
-
-    reads_authorization = False
-
-    def raw_token(self, request):
-        return request.META.get(SESSION_META, "").strip() or None
+        super().__init__(status, code, message, fields, headers)
+        self.rpc_code, self.http_status = rpc_code, http_status
 
 
 class McpView(AgentView):
+    """The call is named inside the body (its JSON-RPC method, its tool): resolve() reads it, once
+    the session is known (Streamable HTTP: the session before anything about the message)."""
+
     rpc_id = None
     rpc_method = None
     protocol_version = VERSION_WITHOUT_HEADER
-
-    def get_authenticators(self):
-        return [McpSessionAuthentication()]
+    token_header = SESSION_META  # the session's token is the Mcp-Session-Id; Authorization is not this transport's
 
     def resolve(self, request, *args, **kwargs):
         mcp = self.config.mcp
@@ -109,7 +94,6 @@ class McpView(AgentView):
             self.protocol_version = requested_version(request)
             self.counts_per_session = False
             return
-        check_declared_length(self.django_request)
         check_accept(request)
         message = read_message(request.data)
         if isinstance(message, types.JSONRPCRequest):
@@ -119,7 +103,9 @@ class McpView(AgentView):
             self.requires_session, self.counts_per_session = False, False
             self.initialize_params = initialize_params(message)
             return
-        self.authenticate_session(request)
+        # The session before anything about the message, as Streamable HTTP asks: a request without
+        # one is 400, with one not live 404, whatever it says.
+        self.authenticate(request)
         if isinstance(message, types.JSONRPCNotification):
             check_notification(message, self.protocol_version)
         if not isinstance(message, types.JSONRPCRequest):
@@ -131,13 +117,6 @@ class McpView(AgentView):
                 raise McpError(types.INVALID_PARAMS, f"Unknown tool {call.params.name!r}; see tools/list.",
                                "unknown_tool", fields={"name": "Must be the name of a tool from tools/list."})
             self.arguments = call.params.arguments or {}
-
-    def authenticate_session(self, request):
-        """The session before anything about the message, as Streamable HTTP asks: a request without
-        one is 400, with one not live 404, whatever it says (initial() finds it authenticated)."""
-        self.perform_authentication(request)
-        self.agent_session = request.auth
-        self.check_permissions(request)
 
     def post(self, request, *args, **kwargs):
         if self.rpc_method is None:
@@ -160,12 +139,8 @@ class McpView(AgentView):
 
     def initialize(self, request):
         client = self.initialize_params.client_info
-        agent = validate_params(SESSION_CREATE_PARAMS, {"agent_name": client.name, "agent_version": client.version},
-                                {}, {})
+        session, raw_token = self.open_session({"agent_name": client.name, "agent_version": client.version})
         config = self.config
-        session, raw_token = create_session(client_address(request), config.session.ttl_seconds,
-                                            config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
-        self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
         offered = self.initialize_params.protocol_version
         self.protocol_version = offered if offered in SERVED_VERSIONS else LATEST_HANDSHAKE_VERSION
         answer = types.InitializeResult(
@@ -179,37 +154,43 @@ class McpView(AgentView):
         return self.result(dumped(answer), headers={SESSION_HEADER: raw_token})
 
     def session_meta(self, session):
-        audit = self.config.audit
         meta = {"session_id": session.public_id, "expires_at": iso_utc(session.expires_at),
                 "inspect_url": inspect_url(self.origin, session)}
-        if audit.enabled:
-            meta["audit_url"] = f"{self.origin}{audit.endpoint.replace(':session_id', session.public_id)}"
+        if self.config.audit.enabled:
+            meta["audit_url"] = self.audit_url(session)
         return meta
 
     def result(self, data, headers=None):
         """The JSON-RPC response carrying `data`, a result in wire form (dumped() of an official type,
-        or tool_result()), validated against and shaped by the negotiated revision's schema."""
+        or tool_result())."""
+        return PipelineResponse(self.result_message(data), headers=headers)
+
+    def result_message(self, data):
+        """The JSON-RPC result message for `data`, validated against and shaped by the negotiated
+        revision's schema."""
         wire = methods.serialize_server_result(self.rpc_method, self.protocol_version, data)
         if "structuredContent" in wire:
             wire["structuredContent"] = data["structuredContent"]  # the codec writes money exactly
-        return PipelineResponse({"jsonrpc": "2.0", "id": self.rpc_id, "result": wire}, headers=headers)
+        return {"jsonrpc": "2.0", "id": self.rpc_id, "result": wire}
 
-    def handle_exception(self, exc):
+    def wire_refusal(self, response, exc):
+        """A capability's refusal as a tool result with isError; the session's, the message's and
+        the transport's as a JSON-RPC error at their HTTP status."""
+        refusal = self.refusal
         if isinstance(exc, McpError):
-            over_limit = self.count_refused_call()
-            if over_limit is None:
-                self.refusal = CapabilityError(exc.status, exc.code, exc.message)  # for the activity page
-                return self.rpc_error(exc)
-            exc = over_limit
-        refusal = self.refuse(exc)
-        if refusal.status == 401:
-            return self.rpc_error(session_refusal(refusal))
-        if self.capability is not None and refusal.status not in HTTP_LEVEL_STATUSES:
-            return self.result(tool_result(refusal_content(refusal), is_error=True), headers=refusal.headers)
-        return self.rpc_error(rpc_refusal(refusal))
-
-    def rpc_error(self, error):
-        return PipelineResponse(error_message(self.rpc_id, error), status=error.http_status, headers=error.headers)
+            error = McpError(exc.rpc_code, refusal.message, refusal.code, refusal.status, exc.http_status,
+                             fields=refusal.fields)
+        elif refusal.status == 401:
+            error = session_refusal(refusal)
+        elif self.capability is not None and refusal.status not in HTTP_LEVEL_STATUSES:
+            response.data = self.result_message(tool_result(refusal_content(refusal), is_error=True))
+            response.status_code = 200
+            return response
+        else:
+            error = rpc_refusal(refusal)
+        response.data = error_message(self.rpc_id, error)
+        response.status_code = error.http_status
+        return response
 
 
 def error_message(rpc_id, error):
@@ -378,7 +359,7 @@ def tools(config):
             title=skill_title(capability),
             description=skill_description(capability),
             input_schema=input_schema(capability),
-            output_schema=BUILTIN_OUTPUTS.get(capability.name),
+            output_schema=structured_output_schema(capability),
             annotations=annotations(capability),
         )
         for capability in config.enabled_capabilities
@@ -411,3 +392,4 @@ def instructions(config):
 
 
 endpoint = McpView.as_view()
+endpoint.unavailable = unavailable  # what AgentsApiMiddleware answers at its routes while the database is down

@@ -17,21 +17,23 @@ fetched through outbound/ (profiles.py), and a newer version than this business'
 or the profile, is refused (400 version_unsupported), as is a profile that cannot be used (400
 invalid_profile).
 """
+import re
+
 from django.db import transaction
+from django.utils.functional import cached_property
 from rest_framework.authentication import BaseAuthentication
 
 from agents_protocol.checkout import services
 from agents_protocol.checkout.models import CheckoutSession, CommerceConfig
 from agents_protocol.core.config import CapabilitySpec
 from agents_protocol.core.errors import not_found
-from agents_protocol.documents.interop import site_base
+from agents_protocol.core.conf import pipeline_steps
+from agents_protocol.http import steps
 from agents_protocol.http.authentication import AgentUser
-from agents_protocol.http.client import client_address
-from agents_protocol.http.exceptions import method_not_allowed, refusal_for, request_id_of
-from agents_protocol.http.parsers import check_declared_length
-from agents_protocol.http.pipeline import AgentView, AuditedCall
+from agents_protocol.http.exceptions import method_not_allowed
+from agents_protocol.http.pipeline import AgentView
+from agents_protocol.http.request_ids import new_request_id
 from agents_protocol.http.responses import PipelineResponse
-from agents_protocol.http.sessions import create_session
 from agents_protocol.outbound import profiles
 from agents_protocol.transports import ucp_shapes
 
@@ -49,6 +51,7 @@ OPERATIONS = {
     (ORDERS, "", "GET"): ORDER_GET,
     (ORDERS, "", "PUT"): ORDER_UPDATE,
 }
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # UCP's severities: a refusal the agent can fix by another request, or one only the buyer can.
 RECOVERABLE = "recoverable"
 REPLAY_CONFLICT_CODES = {"idempotency_conflict"}  # UCP: a key reused for another request is 409
@@ -62,12 +65,6 @@ class CheckoutAuthentication(BaseAuthentication):
         if checkout is None:
             return None
         return AgentUser(checkout.agent_session), checkout.agent_session
-
-
-def ucp_exception_handler(exc, context):
-    refusal = refusal_for(exc, request_id_of(context))
-    status = 409 if refusal.code in REPLAY_CONFLICT_CODES else refusal.status
-    return PipelineResponse(error_body(refusal), status=status, headers=refusal.headers)
 
 
 def error_body(refusal):
@@ -85,20 +82,35 @@ def platform_profile(request):
     return profiles.platform_profile_of(request.META.get("HTTP_UCP_AGENT", ""))
 
 
+class UcpIdempotency(steps.Idempotency):
+    """UCP's Idempotency-Key: on its PUT (update) as well as its POSTs."""
+
+    methods = ("POST", "PUT")
+
+
 class UcpView(AgentView):
+    """UCP's principal is the checkout in the path, its idempotency covers PUT: the pipeline's
+    steps otherwise (STEP_CLASSES)."""
+
     checkout = None
-    idempotent_methods = ("POST", "PUT")  # UCP's update is a PUT
 
     def get_authenticators(self):
         return [CheckoutAuthentication()]
 
-    def get_exception_handler(self):
-        return ucp_exception_handler
+    def get_steps(self):
+        return [UcpIdempotency() if step is steps.Idempotency else step() for step in pipeline_steps.STEP_CLASSES]
+
+    def wire_refusal(self, response, exc):
+        """The refusal in UCP's error shape; a key reused for another request is UCP's 409."""
+        refusal = self.refusal
+        response.data = error_body(refusal)
+        if refusal.code in REPLAY_CONFLICT_CODES:
+            response.status_code = 409
+        return response
 
     def resolve(self, request, kind, target=None, action=""):
         if not CommerceConfig.load().ucp_enabled:
             raise not_found("This shop does not serve the Universal Commerce Protocol.")
-        check_declared_length(self.django_request)
         method = self.django_request.method
         name = OPERATIONS.get((kind, None if target is None else action, method))
         if name is None:
@@ -128,47 +140,52 @@ class UcpView(AgentView):
             return self.answer(ucp_shapes.order_object(self.checkout, self.origin))
         return self.answer(ucp_shapes.checkout_object(self.checkout, self.origin))
 
-    def put(self, request, *args, **kwargs):
-        body = self.body()
-        replay = self.replay_or_claim(request.auth, body)
-        if replay is not None:
-            return replay
-        if self.capability.name == ORDER_UPDATE:
-            events, adjustments = ucp_shapes.order_records(body)
-            checkout = services.record_on_order(self.checkout, events=events, adjustments=adjustments)
-            return self.answer(ucp_shapes.order_object(checkout, self.origin))
-        changes = ucp_shapes.checkout_changes(body, creating=False)
-        if body.get("id", self.checkout.public_id) != self.checkout.public_id:
-            raise ucp_shapes.invalid("The body's id is not the checkout's in the path.", "$.id")
-        checkout = services.update_checkout(self.caller(), self.checkout, changes)
-        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
-
     def post(self, request, *args, **kwargs):
+        """A call that changes something: the answer kept for its Idempotency-Key, else the
+        operation, in one transaction that also marks the key as having changed something (so a
+        retry after a lost answer is never run twice)."""
         body = self.body()
-        replay = self.replay_or_claim(request.auth, body)
-        if replay is not None:
-            return replay
-        name = self.capability.name
-        if name == CREATE:
-            return self.create(body)
-        if name == COMPLETE:
-            checkout = services.complete_checkout(self.caller(), self.checkout, ucp_shapes.payment_instrument(body))
-        else:
-            checkout = services.cancel_checkout(self.checkout)
-        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
+        operation = {CREATE: self.create, UPDATE: self.update, COMPLETE: self.complete, CANCEL: self.cancel,
+                     ORDER_UPDATE: self.update_order}[self.capability.name]
+
+        def handler(record_change):
+            with transaction.atomic():
+                response = operation(body)
+                if record_change is not None:
+                    record_change()
+            return response
+
+        # No parameters for the audit trail: a complete's body holds payment credentials.
+        return self.handled_call({}, body, handler)
+
+    put = post
 
     def create(self, body):
         changes = ucp_shapes.checkout_changes(body, creating=True)
-        config = self.config
-        agent = {"agent_name": "UCP platform", "purpose": "UCP checkout session"}
-        with transaction.atomic():  # no session is left behind by a checkout the shop refused
-            session, _token = create_session(client_address(self.django_request), config.session.ttl_seconds,
-                                             config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
-            checkout = services.open_checkout(services.Caller(config, session, self.origin), changes,
-                                              platform_profile_url=profile_url(self.agent))
-        self.agent_session = session
-        self.audited_call = AuditedCall.opening(session, agent, site_base(config, self.origin))
+        session, _token = self.open_session({"agent_name": "UCP platform", "purpose": "UCP checkout session"})
+        checkout = services.open_checkout(services.Caller(self.config, session, self.origin), changes,
+                                          platform_profile_url=profile_url(self.agent))
         return self.answer(ucp_shapes.checkout_object(checkout, self.origin), status=201)
+
+    def update(self, body):
+        changes = ucp_shapes.checkout_changes(body, creating=False)
+        if body.get("id", self.checkout.public_id) != self.checkout.public_id:
+            raise ucp_shapes.invalid("The body's id is not the checkout's in the path.", "$.id")
+        return self.answer(ucp_shapes.checkout_object(
+            services.update_checkout(self.caller(), self.checkout, changes), self.origin))
+
+    def complete(self, body):
+        instrument = ucp_shapes.payment_instrument(body)
+        return self.answer(ucp_shapes.checkout_object(
+            services.complete_checkout(self.caller(), self.checkout, instrument), self.origin))
+
+    def cancel(self, body):
+        return self.answer(ucp_shapes.checkout_object(services.cancel_checkout(self.checkout), self.origin))
+
+    def update_order(self, body):
+        events, adjustments = ucp_shapes.order_records(body)
+        checkout = services.record_on_order(self.checkout, events=events, adjustments=adjustments)
+        return self.answer(ucp_shapes.order_object(checkout, self.origin))
 
     def caller(self):
         return services.Caller(self.config, self.request.auth, self.origin)
@@ -180,11 +197,14 @@ class UcpView(AgentView):
         return data
 
     def answer(self, data, status=200):
-        response = PipelineResponse(data, status=status)
-        request_id = self.django_request.META.get("HTTP_REQUEST_ID")
-        if request_id and len(request_id) <= 200 and request_id.isprintable():
-            response["Request-Id"] = request_id
-        return response
+        return PipelineResponse(data, status=status)
+
+    @cached_property
+    def request_id(self):
+        """The platform's Request-Id (a UUID), for tracing: the logs and X-Request-ID carry it, as
+        the 32 hex digits every X-Request-ID has."""
+        sent = self.django_request.META.get("HTTP_REQUEST_ID", "")
+        return sent.replace("-", "").lower() if UUID.fullmatch(sent) else new_request_id()
 
 
 def profile_url(agent):

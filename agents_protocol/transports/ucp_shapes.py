@@ -11,6 +11,7 @@ from django.utils.dateparse import parse_datetime
 from agents_protocol.checkout import services
 from agents_protocol.checkout.models import CheckoutSession
 from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import minor_units
 from agents_protocol.core.provider import PaymentInstrument
 from agents_protocol.documents.ucp_profile import ORDER, VERSION, declared_capabilities, payment_handlers
@@ -179,6 +180,8 @@ def checkout_object(checkout, origin):
         "links": [],
         "payment": {"handlers": payment_handlers(origin), "instruments": []},
     }
+    if not checkout.is_final:
+        answer["expires_at"] = iso_utc(checkout.agent_session.expires_at)
     if checkout.buyer is not None:
         answer["buyer"] = checkout.buyer
     if checkout.continue_url:
