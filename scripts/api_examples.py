@@ -89,12 +89,14 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 400 | `currency_mismatch` | *(shop)* the item is priced in another currency than the cart | choose another item |
 | 400 | `variant_required` | *(shop)* `cart.add` of an item sold only as one of its variants | add one of the `variants` that `detail` lists |
 | 400 | `version_unsupported` | *(UCP)* the `UCP-Agent` header names a newer protocol version than this business | send the profile's version |
+| 400 | `invalid_profile` | *(UCP)* the profile `UCP-Agent` names is private, slow, too large or not a profile | serve it publicly, small and fast |
 | 400 | `checkout_incomplete` | *(UCP)* complete without line items, or without the shipping address and option chosen | update the checkout first |
 | 402 | `payment_declined` | *(UCP)* the payment handler declined the instrument | pay with another instrument |
 | 401 | `session_required` | the capability needs a session and no token was sent | create a session and send its token |
 | 401 | `session_invalid` | the token is no session's, or `Authorization` is not `Bearer <token>` | create a new session |
 | 401 | `session_expired` | the session's `ttl_seconds` have passed | create a new session |
 | 401 | `session_ended` | the session was ended (DELETE, or a key rotation) | create a new session |
+| 403 | `wrong_simulation_secret` | *(UCP, tests)* `/testing/simulate-shipping/{id}` without the site's `Simulation-Secret` | send the configured secret |
 | 403 | `forbidden_origin` | an MCP request from a browser page of another site | call from outside the browser, or the site's origin |
 | 404 | `not_found` | no capability at this path, or the shop found nothing for the call | read endpoints from agents.json |
 | 404 | `unknown_item` | no item with this id is for sale | find ids with `search` or `browse` |

@@ -1,9 +1,15 @@
 """The guarded fetch (agents_protocol/outbound/fetch.py) against a server on 127.0.0.1: what it
 refuses to reach, and the bounds on what it reads."""
+import datetime
 import socket
+import ssl
 import time
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from agents_protocol.outbound.addresses import OutboundRefused
 from agents_protocol.outbound.fetch import fetch
@@ -173,3 +179,52 @@ def test_an_address_refusing_the_connection_gives_way_to_the_next(server, outbou
     monkeypatch.setattr(socket, "getaddrinfo", two_answers)
 
     assert fetch(server.url("/profile", host="platform.example")).status == 200
+
+
+def certificate_files(folder, host):
+    """A CA (ca.pem) and a certificate it signed for `host` (host.pem, host.key)."""
+    def name(text):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
+
+    def signed(subject, public_key, issuer, signing_key, *extensions):
+        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
+                   .serial_number(x509.random_serial_number())
+                   .not_valid_before(datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=1))
+                   .not_valid_after(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)))
+        for extension, critical in extensions:
+            builder = builder.add_extension(extension, critical)
+        return builder.sign(signing_key, hashes.SHA256())
+
+    ca_key, host_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = signed(name("Test CA"), ca_key.public_key(), name("Test CA"), ca_key,
+                (x509.BasicConstraints(ca=True, path_length=None), True))
+    leaf = signed(name(host), host_key.public_key(), ca.subject, ca_key,
+                  (x509.SubjectAlternativeName([x509.DNSName(host)]), False))
+    (folder / "ca.pem").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (folder / "host.pem").write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    (folder / "host.key").write_bytes(host_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+
+
+def test_https_goes_to_the_checked_address_with_the_name_for_sni_and_the_certificate(
+        tmp_path, outbound, monkeypatch):
+    """The connection is to the pinned address, yet TLS checks the certificate against the URL's
+    name: a name the certificate does not carry is refused, though it resolves to the same server."""
+    outbound(OUTBOUND_ALLOWED_NETWORKS=["127.0.0.1/32"], OUTBOUND_TIMEOUT_SECONDS=2)
+    certificate_files(tmp_path, "platform.example")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))  # OpenSSL's default trust, read per context
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *args, **kwargs: [
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))])
+    server = PlatformServer()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "host.pem", tmp_path / "host.key")
+    server.httpd.socket = context.wrap_socket(server.httpd.socket, server_side=True)
+    server.answer("/profile", body={"secure": True})
+
+    with server:
+        answer = fetch(f"https://platform.example:{server.port}/profile")
+        with pytest.raises(OutboundRefused, match="hostname 'impostor.example' doesn't match 'platform.example'"):
+            fetch(f"https://impostor.example:{server.port}/profile")
+
+    assert answer.body == b'{"secure": true}'
+    assert server.requests[0].headers["Host"] == f"platform.example:{server.port}"

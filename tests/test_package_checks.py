@@ -9,6 +9,7 @@ from django.test import override_settings
 from django.urls import set_script_prefix
 
 from agents_protocol import checks
+from agents_protocol.checkout.models import CommerceConfig
 from agents_protocol.checks import provider_interface_problems
 from agents_protocol.core.conf import AgentsProtocolSettings
 from agents_protocol.core.provider import ShopProvider
@@ -426,3 +427,20 @@ def test_w001_a_capability_a_flow_uses_must_leave_the_flow_before_it_can_be_disa
                    "hold and then disable it in admin.",
         "teleport": "Register one with agents_protocol.core.capabilities.register, or disable 'teleport' in admin.",
     }
+
+
+IMMEDIATE_BACKEND = "django_tasks.backends.immediate.ImmediateBackend"  # the default without TASKS (Django 5.2)
+
+
+@pytest.mark.django_db
+def test_ucp_without_a_deferring_task_backend_is_warned_about(settings):
+    """Django's default task backend runs a task in the request: a UCP shop's webhooks need a worker."""
+    CommerceConfig.objects.update_or_create(pk=1, defaults={"ucp_enabled": True})
+    assert "agents_protocol.W005" not in ids(run_checks(databases=["default"]))  # the site's database backend
+
+    settings.TASKS = {"default": {"BACKEND": IMMEDIATE_BACKEND}}
+    (warning,) = [m for m in run_checks(databases=["default"]) if m.id == "agents_protocol.W005"]
+    assert "never retried" in warning.msg
+
+    CommerceConfig.objects.filter(pk=1).update(ucp_enabled=False)
+    assert "agents_protocol.W005" not in ids(run_checks(databases=["default"]))

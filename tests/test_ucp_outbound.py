@@ -153,8 +153,8 @@ def test_simulated_shipping_needs_the_configured_secret(client, flower_shop, pla
     settings.UCP_SIMULATION_SECRET = ""
     assert_ucp_error(client.post(path, headers={"Simulation-Secret": "anything"}), 404, "not_found")
     settings.UCP_SIMULATION_SECRET = SECRET
-    assert_ucp_error(client.post(path), 403, "forbidden")
-    assert_ucp_error(client.post(path, headers={"Simulation-Secret": SECRET[:-1]}), 403, "forbidden")
+    assert_ucp_error(client.post(path), 403, "wrong_simulation_secret")
+    assert_ucp_error(client.post(path, headers={"Simulation-Secret": SECRET[:-1]}), 403, "wrong_simulation_secret")
     assert_ucp_error(client.get(path, headers={"Simulation-Secret": SECRET}), 405, "method_not_allowed")
     assert_ucp_error(client.post("/testing/simulate-shipping/ord_nothing", headers={"Simulation-Secret": SECRET}),
                      404, "not_found")

@@ -141,27 +141,18 @@ class AgentsProtocolSettings(DeclaredSettings):
 
     OUTBOUND_ALLOWED_NETWORKS = Setting(
         [], Networks(),
-        "networks the app's own requests (platform profiles, webhooks: outbound/) may reach although they are "
-        "private, loopback, link-local or reserved, e.g. `[\"127.0.0.0/8\"]` for a platform on the same host in "
-        "tests. Empty: public addresses only.")
+        "private or loopback networks the app's own requests (outbound/) may reach, e.g. `[\"127.0.0.0/8\"]` in "
+        "tests; empty: public addresses only.")
     OUTBOUND_TIMEOUT_SECONDS = Setting(
-        3, WholeNumber(1),
-        "how long an outbound request may wait to connect, for each read, and in all before its answer is complete.")
-    OUTBOUND_MAX_BYTES = Setting(
-        256 * 1024, WholeNumber(1), "largest answer an outbound request reads (a platform profile); larger ones are refused.")
-    PLATFORM_PROFILE_CACHE_SECONDS = Setting(
-        300, WholeNumber(0),
-        "how long a fetched platform profile (UCP's `UCP-Agent`) is kept in the default cache; a shorter "
-        "`Cache-Control: max-age` of the profile wins. 0 fetches it for every request.")
+        3, WholeNumber(1), "seconds an outbound request may take to connect, to read, and in all.")
+    OUTBOUND_MAX_BYTES = Setting(256 * 1024, WholeNumber(1), "largest answer an outbound request reads.")
     WEBHOOK_MAX_AGE_SECONDS = Setting(
         24 * 3600, WholeNumber(1),
-        "an order event not delivered to the platform's webhook this long after it happened is dropped (and "
-        "logged); until then each failed delivery is retried with a growing delay.")
+        "seconds an undelivered order event is retried (the delay doubling from 5 s to an hour), then dropped.")
     WEBHOOK_ENQUEUE_ON_COMMIT = Setting(
         False, Boolean(),
-        "`False`: a webhook delivery is enqueued inside the order change's transaction, which suits a task backend "
-        "in the same database (django-tasks-db): a rolled-back change leaves no task. `True`: enqueued once the "
-        "transaction commits, for a backend outside the database (RQ on Redis).")
+        "`False`: a delivery is enqueued in the order change's transaction (a task backend in the database); "
+        "`True`: at its commit (a backend outside it, such as RQ).")
 
 app_settings = AgentsProtocolSettings()
 

@@ -1,7 +1,7 @@
 """UCP platform profiles: the document a platform names in `UCP-Agent: profile="…"`.
 
 Fetched through the guarded fetch, checked, and kept in the default cache for at most
-PLATFORM_PROFILE_CACHE_SECONDS (less when the profile's Cache-Control says so); a profile that
+PROFILE_CACHE_SECONDS (less when the profile's Cache-Control says so); a profile that
 cannot be used is remembered briefly too, so a slow URL repeated in every request costs one
 timeout, not one per request. Version negotiation is the spec's (overview, "Versioning"): a
 platform newer than this business is refused with `version_unsupported`.
@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 from django.core.cache import cache
 from jsonschema import Draft202012Validator
 
-from agents_protocol.core.conf import app_settings
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.documents.ucp_profile import ORDER as ORDER_CAPABILITY
 from agents_protocol.documents.ucp_profile import VERSION as UCP_VERSION
@@ -22,6 +21,7 @@ from agents_protocol.outbound.addresses import OutboundRefused
 from agents_protocol.outbound.fetch import fetch
 
 PROFILE_REDIRECTS = 3
+PROFILE_CACHE_SECONDS = 300
 REFUSAL_CACHE_SECONDS = 30
 
 _ENTITY = {
@@ -73,7 +73,7 @@ def fetched_profile(url):
     kept = cache.get(key)
     if kept is None:
         kept, seconds = _fetch_and_check(url)
-        if seconds:
+        if seconds:  # a max-age of 0 keeps nothing
             cache.set(key, kept, seconds)
     if "refused" in kept:
         raise invalid_profile(kept["refused"])
@@ -82,14 +82,13 @@ def fetched_profile(url):
 
 def _fetch_and_check(url):
     """({"profile": …} or {"refused": reason}, seconds to keep it)."""
-    keep = app_settings.PLATFORM_PROFILE_CACHE_SECONDS
     try:
         answer = fetch(url, headers={"Accept": "application/json"}, redirects=PROFILE_REDIRECTS)
         profile = _checked(answer)
     except OutboundRefused as refusal:
-        return {"refused": str(refusal)}, min(keep, REFUSAL_CACHE_SECONDS)
+        return {"refused": str(refusal)}, REFUSAL_CACHE_SECONDS
     max_age = _MAX_AGE.search(answer.headers.get("cache-control", ""))
-    return {"profile": profile}, min(keep, int(max_age.group(1))) if max_age else keep
+    return {"profile": profile}, min(PROFILE_CACHE_SECONDS, int(max_age.group(1))) if max_age else PROFILE_CACHE_SECONDS
 
 
 def _checked(answer):
@@ -158,8 +157,8 @@ def platform_profile_of(header):
     """The platform profile named by a `UCP-Agent` header, fetched and checked, or None when it names none.
 
     A `profile` that is no http(s) URL names nothing to fetch (the official suite sends
-    `profile="..."` and expects the request served). The version negotiated is the newer of the
-    header's `version` parameter (checked first, before any fetch) and the profile's: CapabilityError `version_unsupported` for one
+    `profile="..."` and expects the request served). The header's `version` parameter is checked
+    first, before any fetch, then the profile's: CapabilityError `version_unsupported` for one
     newer than this business, `invalid_profile` for a profile that cannot be used.
     """
     fields = ucp_agent_fields(header)

@@ -38,5 +38,5 @@ def ship(request, order_id):
     if request.method != "POST":
         raise method_not_allowed(["POST"])
     if not constant_time_compare(request.headers.get("Simulation-Secret", ""), secret):
-        raise CapabilityError(403, "forbidden", "The Simulation-Secret header is missing or wrong.")
+        raise CapabilityError(403, "wrong_simulation_secret", "The Simulation-Secret header is missing or wrong.")
     return services.add_fulfillment_event(find_checkout(ORDERS, order_id), "shipped")
