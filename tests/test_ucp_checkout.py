@@ -21,6 +21,9 @@ from agents_protocol.core.models import AgentSession, AuditConfig
 from agents_protocol.core.provider import CallContext, Payment, PaymentInstrument, ShopProvider
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
 from agents_protocol.signals import ucp_order_event
+from cart.models import Order
+from cart.payments import Customer
+from cart.services import confirm_order
 from catalog.models import Product
 from tests.platform_server import PlatformServer
 
@@ -226,6 +229,21 @@ def test_escalation_hands_the_buyer_the_checkout_page(client, flower_shop):
     assert client.get(answer["continue_url"].removeprefix("http://testserver")).status_code == 200
 
 
+def test_the_checkout_completes_once_the_human_paid_on_the_page(client, flower_shop, order_events):
+    checkout_id = created(client, fulfillment=shipping("std-ship"))["id"]
+    send(client, "post", f"/checkout-sessions/{checkout_id}/complete", payment("escalate_token"))
+    order = Order.objects.get(number=CheckoutSession.objects.get(public_id=checkout_id).order_id)
+    assert send(client, "get", f"/checkout-sessions/{checkout_id}").json()["status"] == "requires_escalation"
+
+    confirm_order(order, Customer(name="Ada", email="ada@example.com", shipping_address="1 Elm St"))
+    first = send(client, "get", f"/checkout-sessions/{checkout_id}").json()
+    again = send(client, "get", f"/checkout-sessions/{checkout_id}").json()
+
+    assert first["status"] == again["status"] == "completed"
+    assert first["order"] == again["order"]
+    assert order_events == [(checkout_id, "order_created")]
+
+
 def test_the_base_provider_escalates_every_payment():
     instrument = PaymentInstrument(id="i", handler_id="h", credential={"token": "t"})
     payment_outcome = ShopProvider().pay(CallContext(session=None, origin=""), order_id="o", instrument=instrument,
@@ -270,6 +288,9 @@ def test_stock_and_unknown_items_are_refused_with_their_reason(client, flower_sh
     (json.dumps(create_payload(quantity="2")), "$.line_items[0].quantity"),
     (json.dumps({**create_payload(), "fulfillment": {"methods": [{"type": "pickup"}]}}), "$.fulfillment.methods[0].type"),
     ('{"buyer": ' * 1000 + "{}" + "}" * 1000, "$"),
+    (json.dumps({**create_payload(), "currency": 840}), "$.currency"),
+    (json.dumps({**create_payload(), "buyer": {"email": ["a@example.com"]}}), "$.buyer.email"),
+    (json.dumps({**create_payload(), "buyer": {"consent": {"marketing": "yes"}}}), "$.buyer.consent"),
 ])
 def test_bad_input_gets_ucps_error_shape_and_changes_nothing(client, flower_shop, raw, path):
     response = send(client, "post", "/checkout-sessions", raw=raw)

@@ -125,17 +125,17 @@ def set_lines(caller, checkout, wanted, currency):
     quantities = {}
     for item_id, quantity in wanted:
         quantities[item_id] = quantities.get(item_id, 0) + quantity
-    held = {line["item_id"]: line for line in cart_call(caller, "cart.view", {}).get("items", [])}
+    held = {line["item_id"]: line for line in capability_call(caller, "cart.view", {}).get("items", [])}
     for item_id in held.keys() - quantities.keys():
-        cart_call(caller, "cart.remove", {"item_id": item_id})
+        capability_call(caller, "cart.remove", {"item_id": item_id})
     for item_id, quantity in quantities.items():
         line = held.get(item_id)
         if line is None:
-            cart_call(caller, "cart.add", {"item_id": item_id, "quantity": quantity})
+            capability_call(caller, "cart.add", {"item_id": item_id, "quantity": quantity})
         elif line["quantity"] != quantity:
             require_stock(line, quantity)
-            cart_call(caller, "cart.update", {"item_id": item_id, "quantity": quantity})
-    cart = cart_call(caller, "cart.view", {})
+            capability_call(caller, "cart.update", {"item_id": item_id, "quantity": quantity})
+    cart = capability_call(caller, "cart.view", {})
     shop_currency = cart.get("currency") or currency
     if currency and shop_currency and currency.upper() != shop_currency.upper():
         raise CapabilityError(400, "currency_mismatch", f"This shop sells in {shop_currency}, not {currency}.")
@@ -151,8 +151,9 @@ def require_stock(line, quantity):
                               f"Insufficient stock for item {line['item_id']}: {available} available.")
 
 
-def cart_call(caller, name, params):
-    """The cart capability's answer, with the shop's refusals worded for a checkout."""
+def capability_call(caller, name, params):
+    """The capability's answer (the cart's, checkout's, order.status), with the shop's refusals
+    worded for a checkout."""
     capability = next((c for c in caller.config.capabilities if c.name == name), None)
     if capability is None:
         raise CapabilityError(501, "not_implemented", f"This shop has no {name}, which checkout sessions use.")
@@ -291,9 +292,38 @@ def complete_checkout(caller, checkout, instrument):
     return checkout
 
 
+def follow_handoff(caller, checkout):
+    """An escalated checkout as the human left it on the checkout page: completed once the shop's
+    order is paid (order.status "confirmed", as ShopProvider.paid_sessions reads it), canceled
+    once it is cancelled or expired. Each change happens once, however many reads see it."""
+    if checkout.status != CheckoutSession.Status.ESCALATED:
+        return checkout
+    try:
+        status = capability_call(caller, "order.status", {"order_id": checkout.order_id}).get("status")
+    except CapabilityError:
+        return checkout  # the order cannot be read now: the checkout stays as it was
+    if status == "confirmed":
+        with transaction.atomic():
+            if settle(checkout, CheckoutSession.Status.COMPLETED, completed_at=timezone.now(),
+                      order_key=f"ord_{secrets.token_urlsafe(18)}"):
+                ucp_order_event.send(sender=CheckoutSession, checkout=checkout, event="order_created")
+    elif status in ("cancelled", "expired"):
+        settle(checkout, CheckoutSession.Status.CANCELED)
+    return checkout
+
+
+def settle(checkout, status, **fields):
+    """Move an escalated checkout to `status` with `fields`, unless another call did first:
+    whether this one did (the checkout is refreshed either way)."""
+    moved = CheckoutSession.objects.filter(pk=checkout.pk, status=CheckoutSession.Status.ESCALATED).update(
+        status=status, updated_at=timezone.now(), **fields)
+    checkout.refresh_from_db()
+    return bool(moved)
+
+
 def hand_off(caller, checkout):
     """The `checkout` capability's handoff: the order the agent gets and the human's page."""
-    answer = cart_call(caller, "checkout", {})
+    answer = capability_call(caller, "checkout", {})
     checkout.order_id, checkout.continue_url = str(answer["order_id"]), answer["checkout_url"]
 
 

@@ -138,7 +138,8 @@ class UcpView(AgentView):
     def get(self, request, *args, **kwargs):
         if self.capability.name == ORDER_GET:
             return self.answer(ucp_shapes.order_object(self.checkout, self.origin))
-        return self.answer(ucp_shapes.checkout_object(self.checkout, self.origin))
+        checkout = services.follow_handoff(self.caller(), self.checkout)
+        return self.answer(ucp_shapes.checkout_object(checkout, self.origin))
 
     def post(self, request, *args, **kwargs):
         """A call that changes something: the answer kept for its Idempotency-Key, else the
@@ -176,8 +177,9 @@ class UcpView(AgentView):
 
     def complete(self, body):
         instrument = ucp_shapes.payment_instrument(body)
+        checkout = services.follow_handoff(self.caller(), self.checkout)
         return self.answer(ucp_shapes.checkout_object(
-            services.complete_checkout(self.caller(), self.checkout, instrument), self.origin))
+            services.complete_checkout(self.caller(), checkout, instrument), self.origin))
 
     def cancel(self, body):
         return self.answer(ucp_shapes.checkout_object(services.cancel_checkout(self.checkout), self.origin))

@@ -4,6 +4,7 @@ Requests become `checkout.services.Changes` (line items are the cart's lines: it
 quantity, whose rules are cart.add's and cart.update's); a CheckoutSession becomes UCP's
 checkout and order objects, money in minor units. Nothing here decides a price or a state.
 """
+import re
 from decimal import Decimal
 
 from django.utils.dateparse import parse_datetime
@@ -28,6 +29,8 @@ CHECKOUT_FIELDS = {"id", "line_items", "currency", "buyer", "payment", "fulfillm
                    "context", "ucp"}
 COMPLETE_FIELDS = {"payment_data", "risk_signals", "ap2"}
 METHOD_ID, GROUP_ID = "shipping", "shipping_group"
+CURRENCY = re.compile(r"[A-Za-z]{3}")
+BUYER_TEXTS = ("first_name", "last_name", "full_name", "email", "phone_number")
 
 
 def invalid(message, path="$"):
@@ -44,16 +47,32 @@ def checkout_changes(body, *, creating):
                       f"$.{unknown[0]}")
     if creating and "line_items" not in body:
         raise invalid("line_items is required.", "$.line_items")
+    currency = body.get("currency")
+    if (creating or currency is not None) and not (isinstance(currency, str) and CURRENCY.fullmatch(currency)):
+        raise invalid("currency must be an ISO 4217 code, e.g. USD.", "$.currency")
     buyer = body.get("buyer")
-    if buyer is not None and not isinstance(buyer, dict):
-        raise invalid("buyer must be an object.", "$.buyer")
+    if buyer is not None:
+        check_buyer(buyer)
     return services.Changes(
         lines=line_changes(body["line_items"]) if "line_items" in body else None,
-        currency=body.get("currency"),
+        currency=currency,
         buyer=buyer,
         discount_codes=discount_codes(body.get("discounts")),
         **fulfillment_changes(body.get("fulfillment")),
     )
+
+
+def check_buyer(buyer):
+    """The buyer as UCP's schema has it (its names, email and phone as text, the buyer_consent
+    extension's consent as booleans), so that what is echoed back is valid too."""
+    if not isinstance(buyer, dict):
+        raise invalid("buyer must be an object.", "$.buyer")
+    for name in BUYER_TEXTS:
+        if name in buyer and not isinstance(buyer[name], str):
+            raise invalid(f"buyer.{name} must be a string.", f"$.buyer.{name}")
+    consent = buyer.get("consent")
+    if consent is not None and not (isinstance(consent, dict) and all(isinstance(v, bool) for v in consent.values())):
+        raise invalid("buyer.consent must be an object of booleans.", "$.buyer.consent")
 
 
 def line_changes(line_items):
