@@ -15,10 +15,10 @@ alternating by round), and a case's × peer is the median over the rounds of our
 per second over the peer's. Then search and cart.add each run for --sustained seconds from one
 client, on our site and on the peer. The UCP cases (ucp.checkout_create, ucp.checkout_update) run
 on a site of their own loaded with the UCP conformance suite's flower shop, side by side with the
-official UCP sample server on the same data (bench/ucp_peer.py), the same way. With PostgreSQL and
-Redis installed the phases before the UCP one run again in the scale-out shape. A case answering more than 1% other than 2xx, on either side,
-fails the run. Results: tables on stdout and bench/results/latest.json. docs/performance.md
-explains the numbers.
+official UCP sample server on the same data (bench/ucp_peer.py), the same way. With PostgreSQL
+and Redis installed the phases before the UCP one run again in the scale-out shape. A case
+answering more than 1% other than 2xx, on either side, fails the run. Results: tables on stdout
+and bench/results/latest.json. docs/performance.md explains the numbers.
 """
 import argparse
 import copy

@@ -55,7 +55,8 @@ def unavailable_reason():
 def python():
     """The sample server's interpreter, built once per content of REQUIREMENTS."""
     def build(folder):
-        subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True, capture_output=True, timeout=120)
+        subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True, capture_output=True,
+                       timeout=120)
         installed = subprocess.run([str(folder / "venv/bin/pip"), "install", "--quiet", "-r", str(REQUIREMENTS[0])],
                                    capture_output=True, text=True, timeout=600)
         if installed.returncode != 0:
@@ -163,6 +164,7 @@ def make_checkouts(server_url, profile_url, count, path):
             "payment": {key: checkout["payment"][key] for key in ("selected_instrument_id", "instruments", "handlers")
                         if key in checkout["payment"]},
         }
-        lines.append(f"{checkout['id']}\t{json.dumps(update, separators=(',', ':'))}".replace(f'"{QUANTITY}"', QUANTITY))
+        body = json.dumps(update, separators=(",", ":")).replace(f'"{QUANTITY}"', QUANTITY)
+        lines.append(f"{checkout['id']}\t{body}")
     Path(path).write_text("\n".join(lines) + "\n")
     return sessions

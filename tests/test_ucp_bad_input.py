@@ -172,7 +172,8 @@ def test_fields_a_request_may_not_set_are_refused_naming_the_field(client, shop,
     for extra in NOT_SETTABLE:
         created = assert_ucp_error(send(client, "POST", sessions_path(client), {**create_body(), **extra},
                                         headers(platform)), 400)
-        updated = assert_ucp_error(send(client, "PUT", path, {**update_body(checkout), **extra}, headers(platform)), 400)
+        updated = assert_ucp_error(send(client, "PUT", path, {**update_body(checkout), **extra}, headers(platform)),
+                                   400)
         assert created["messages"][0]["path"] == updated["messages"][0]["path"] == f"$.{next(iter(extra))}"
     assert shop_state() == before
 

@@ -3,11 +3,12 @@ gunicorn, as ../shared/peers/UCP.md runs it: every *_test.py passes, none skippe
 answer its flows got validates against the specification's JSON schemas and ucp-sdk 0.1.0.
 
 The suite runs once, for the module (make test's --dist loadgroup keeps a module's tests that
-use no test database on one xdist worker, tests/conftest.py): from a copy, with its own virtualenv (tests/ucp_suite/requirements.txt, kept in
-the tests' build cache), against a site of its own on SQLite loaded by `load_ucp_flower_shop`
-with the suite's data, served by tests/ucp_suite/recording.py, which records each exchange,
-with the tasks worker beside it (order webhooks).
-The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook ports of its own.
+use no test database on one xdist worker, tests/conftest.py): from a copy, with its own
+virtualenv (tests/ucp_suite/requirements.txt, kept in the tests' build cache), against a site of
+its own on SQLite loaded by `load_ucp_flower_shop` with the suite's data, served by
+tests/ucp_suite/recording.py, which records each exchange, with the tasks worker beside it
+(order webhooks). The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook
+ports of its own.
 """
 import json
 import re
@@ -17,7 +18,6 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -42,7 +42,8 @@ WORKER_INTERVAL = "0.1"
 def suite_python():
     """The suite's interpreter: a virtualenv of REQUIREMENTS, built once per content of that file."""
     def build(folder):
-        subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True, capture_output=True, timeout=120)
+        subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True, capture_output=True,
+                       timeout=120)
         installed = subprocess.run([str(folder / "venv/bin/pip"), "install", "--quiet", "-r", str(REQUIREMENTS)],
                                    capture_output=True, text=True, timeout=600)
         assert installed.returncode == 0, installed.stderr
