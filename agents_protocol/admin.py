@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from agents_protocol.activity.page import AgentActivityAdmin
-from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
+from agents_protocol.checkout.models import CheckoutLink, CheckoutSession, CommerceConfig, PaymentHandler
 from agents_protocol.core.config import load_config
 from agents_protocol.core.models import (
     OBJECT_IN_QUERY,
@@ -89,6 +89,12 @@ admin.site.register(CommerceConfig, SingletonAdmin)
 @admin.register(PaymentHandler)
 class PaymentHandlerAdmin(admin.ModelAdmin):
     list_display = ["handler_id", "name", "version", "position"]
+    list_editable = ["position"]
+
+
+@admin.register(CheckoutLink)
+class CheckoutLinkAdmin(admin.ModelAdmin):
+    list_display = ["type", "url", "title", "position"]
     list_editable = ["position"]
 
 

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from jsonschema import Draft7Validator
 
-from agents_protocol.checkout.models import CommerceConfig, PaymentHandler
+from agents_protocol.checkout.models import CheckoutLink, CommerceConfig, PaymentHandler
 from agents_protocol.core.config import load_config
 from agents_protocol.core.models import path_param_problem
 from agents_protocol.documents.agents_json import build_agents_json
@@ -65,6 +65,7 @@ _FLOW = {
 
 SITE_FIELDS = ("name", "url", "description", "contact", "docs_url", "agent_notes")
 PAYMENT_HANDLER_TEXTS = ("handler_id", "name", "version", "spec", "config_schema")
+CHECKOUT_LINK_TEXTS = ("type", "url", "title")
 
 
 def _section(properties, required=()):
@@ -90,7 +91,8 @@ CONFIG_FILE_SCHEMA = {
         "ucp": _section({"enabled": {"type": "boolean"}, "payment_handlers": {"type": "array", "items": _section(
             {name: {"type": "string"} for name in PAYMENT_HANDLER_TEXTS} | {
                 "instrument_schemas": {"type": "array", "items": {"type": "string"}}, "config": {"type": "object"}},
-            required=["handler_id", "name", "spec", "config_schema"])}}),
+            required=["handler_id", "name", "spec", "config_schema"])}, "links": {"type": "array", "items": _section(
+            {name: {"type": "string"} for name in CHECKOUT_LINK_TEXTS}, required=["type", "url"])}}),
         "capabilities": {"type": "array", "items": _CAPABILITY},
         "flows": {"type": "array", "items": _FLOW},
     },
@@ -127,7 +129,9 @@ def export_config():
         "mcp": {"enabled": config.mcp.enabled, "endpoint": config.mcp.endpoint},
         "ucp": {"enabled": CommerceConfig.load().ucp_enabled, "payment_handlers": [
             {**{name: getattr(h, name) for name in PAYMENT_HANDLER_TEXTS}, "instrument_schemas": h.instrument_schemas,
-             "config": h.config} for h in PaymentHandler.objects.all()]},
+             "config": h.config} for h in PaymentHandler.objects.all()],
+                "links": [{name: getattr(link, name) for name in CHECKOUT_LINK_TEXTS}
+                          for link in CheckoutLink.objects.all()]},
         "capabilities": [_export_capability(c) for c in config.capabilities],
         "flows": [{"name": f.name, "description": f.description, "steps": list(f.steps)} for f in config.flows],
     }
@@ -282,14 +286,15 @@ def write_config(data, get_model, validate):
 
 
 def write_ucp(ucp, model, singleton, save):
-    """UCP's switch and, when the file lists them, the payment handlers (in the file's order)."""
+    """UCP's switch and, when the file lists them, the payment handlers and checkout links (in the
+    file's order)."""
     if "enabled" in ucp:
         save(singleton("CommerceConfig", ucp_enabled=ucp["enabled"]), "ucp")
-    if "payment_handlers" not in ucp:
-        return
-    model("PaymentHandler").objects.all().delete()
-    for position, handler in enumerate(ucp["payment_handlers"]):
-        save(model("PaymentHandler")(position=position, **handler), f"ucp.payment_handlers[{position}]")
+    for key, model_name in (("payment_handlers", "PaymentHandler"), ("links", "CheckoutLink")):
+        if key in ucp:
+            model(model_name).objects.all().delete()
+            for position, fields in enumerate(ucp[key]):
+                save(model(model_name)(position=position, **fields), f"ucp.{key}[{position}]")
 
 
 def _messages(error):

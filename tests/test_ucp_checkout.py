@@ -9,14 +9,14 @@ import uuid
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from acme.agents import AcmeProvider
 from agents_protocol.activity.recorder import calls
-from agents_protocol.checkout.models import CheckoutSession, CommerceConfig, PaymentHandler
+from agents_protocol.checkout.models import CheckoutLink, CheckoutSession, CommerceConfig, PaymentHandler
 from agents_protocol.core.models import AgentSession, AuditConfig
 from agents_protocol.core.provider import CallContext, Payment, PaymentInstrument, ShopProvider
 from agents_protocol.documents.ucp_profile import SCHEMAS_DIR
@@ -376,6 +376,28 @@ def test_ucp_is_configured_as_code(flower_shop, tmp_path):
     assert CommerceConfig.load().ucp_enabled and PaymentHandler.objects.count() == 3
     imported({**config, "ucp": {"enabled": False, "payment_handlers": []}})
     assert not CommerceConfig.load().ucp_enabled and not PaymentHandler.objects.exists()
+
+
+def test_the_links_admin_lists_are_in_every_checkout_answer(client, flower_shop, tmp_path):
+    assert created(client)["links"] == []
+    exported = StringIO()
+    call_command("agents_config", "export", stdout=exported)
+    config = json.loads(exported.getvalue())
+    path = tmp_path / "config.json"
+
+    def imported(links):
+        path.write_text(json.dumps({**config, "ucp": {**config["ucp"], "links": links}}))
+        call_command("agents_config", "import", str(path), stdout=StringIO())
+
+    imported([{"type": "terms_of_service", "url": "/terms/", "title": "Terms of sale"},
+              {"type": "privacy_policy", "url": "https://shop.example/privacy"}])
+
+    assert created(client)["links"] == [
+        {"type": "terms_of_service", "url": "http://testserver/terms/", "title": "Terms of sale"},
+        {"type": "privacy_policy", "url": "https://shop.example/privacy"}]
+    with pytest.raises(CommandError, match="url"):
+        imported([{"type": "faq", "url": "javascript:alert(1)"}])
+    assert CheckoutLink.objects.count() == 2
 
 
 class CartOnlyProvider(AcmeProvider):

@@ -64,6 +64,23 @@ class PaymentHandler(models.Model):
             raise ValidationError({"config": "Write a JSON object."})
 
 
+class CheckoutLink(models.Model):
+    """A page of the shop every checkout links for the buyer (its terms, privacy policy …), which
+    platforms show beside the checkout."""
+
+    type = models.CharField(max_length=50, help_text='"privacy_policy", "terms_of_service", "refund_policy", '
+                                                     '"shipping_policy", "faq", or a type of the shop\'s own.')
+    url = models.CharField(max_length=500, validators=[url_or_path], help_text="A URL, or a path of this site (/…).")
+    title = models.CharField(max_length=200, blank=True, help_text="Shown instead of a name made from the type.")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "pk"]
+
+    def __str__(self):
+        return self.type
+
+
 class CheckoutSession(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", "Open (details missing)"

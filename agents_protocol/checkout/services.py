@@ -18,7 +18,7 @@ from agents_protocol.checkout.signals import ucp_order_event
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import invoke_capability
 from agents_protocol.core.money import as_money
-from agents_protocol.core.provider import CallContext, Payment, get_provider, implements
+from agents_protocol.core.provider import CallContext, Payment, get_provider
 
 POSTAL_FIELDS = ("full_name", "first_name", "last_name", "street_address", "extended_address",
                  "address_locality", "address_region", "postal_code", "address_country", "phone_number")
@@ -52,11 +52,11 @@ class Caller:
 
 
 def offers_shipping():
-    return implements(type(get_provider()), "shipping_options")
+    return get_provider().offers_shipping
 
 
 def offers_discounts():
-    return implements(type(get_provider()), "discounts")
+    return get_provider().offers_discounts
 
 
 def open_checkout(caller, changes, platform_profile_url=""):
@@ -104,9 +104,9 @@ def apply_changes(caller, checkout, changes):
         set_lines(caller, checkout, changes.lines, changes.currency)
     if changes.discount_codes is not None:
         checkout.discount_codes = list(dict.fromkeys(changes.discount_codes))
+    price(caller, checkout)  # first: a shop's shipping charges may depend on the discounts applied
     if offers_shipping():
         apply_fulfillment(caller, checkout, changes)
-    price(caller, checkout)
     checkout.status = ready_status(checkout)
 
 
@@ -243,7 +243,9 @@ def shipping(checkout):
 
 
 def price(caller, checkout):
-    if not (offers_discounts() and checkout.discount_codes and checkout.lines):
+    """The discounts the shop gives for the checkout's codes and without one; asked with no codes
+    too, so a shop that keeps codes on its cart (Oscar's vouchers) lets go of those taken off."""
+    if not (offers_discounts() and checkout.lines):
         checkout.applied_discounts = []
         return
     accepted = get_provider().discounts(caller.context(), codes=list(checkout.discount_codes),

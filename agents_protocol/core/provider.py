@@ -118,9 +118,10 @@ class ShippingOption:
 
 @dataclass(frozen=True)
 class Discount:
-    """A discount code the shop accepted, and what it takes off (a Decimal, in the checkout's currency)."""
+    """A discount code the shop accepted, or None for one it gives by itself (a promotion), and
+    what it takes off (a Decimal, in the checkout's currency)."""
 
-    code: str
+    code: str | None
     title: str
     amount: Any
 
@@ -209,6 +210,17 @@ class ShopProvider:
     # without shipping options declares no fulfillment, without discounts no discount codes, and
     # without pay() every completion hands the buyer to the checkout page (requires escalation).
 
+    @property
+    def offers_shipping(self) -> bool:
+        """Whether checkouts ship (the profile then declares fulfillment): here, whether the
+        provider has shipping_options. A provider whose shop may have none overrides it."""
+        return implements(type(self), "shipping_options")
+
+    @property
+    def offers_discounts(self) -> bool:
+        """Whether checkouts take discount codes: here, whether the provider has discounts."""
+        return implements(type(self), "discounts")
+
     def shipping_options(self, context: CallContext, *, destination: dict, lines: list, subtotal,
                          currency: str) -> list[ShippingOption]:
         """How the shop ships `lines` ({"item_id", "quantity", …}) to `destination` (schema.org
@@ -217,7 +229,8 @@ class ShopProvider:
         return []
 
     def discounts(self, context: CallContext, *, codes: list, subtotal, currency: str) -> list[Discount]:
-        """The codes of `codes` the shop accepts, in order, with what each takes off; others are left out."""
+        """The codes of `codes` the shop accepts, in order, with what each takes off (others are
+        left out), and the discounts it gives without a code."""
         return []
 
     def buyer_addresses(self, context: CallContext, *, email: str) -> list[dict]:

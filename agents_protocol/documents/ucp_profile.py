@@ -42,14 +42,16 @@ def declared_capabilities():
     return names
 
 
-def payment_handlers(origin):
-    """The handlers admin configured; a URL written as a path of this site ("/…") made absolute."""
-    def absolute(url):
-        return f"{origin}{url}" if url.startswith("/") else url
+def absolute(origin, url):
+    """A URL admin wrote as a path of this site ("/…") made absolute; others as they are."""
+    return f"{origin}{url}" if url.startswith("/") else url
 
-    return [{"id": h.handler_id, "name": h.name, "version": h.version, "spec": absolute(h.spec),
-             "config_schema": absolute(h.config_schema),
-             "instrument_schemas": [absolute(url) for url in h.instrument_schemas], "config": h.config}
+
+def payment_handlers(origin):
+    """The handlers admin configured."""
+    return [{"id": h.handler_id, "name": h.name, "version": h.version, "spec": absolute(origin, h.spec),
+             "config_schema": absolute(origin, h.config_schema),
+             "instrument_schemas": [absolute(origin, url) for url in h.instrument_schemas], "config": h.config}
             for h in PaymentHandler.objects.all()]
 
 

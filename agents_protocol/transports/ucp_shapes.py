@@ -10,12 +10,12 @@ from decimal import Decimal
 from django.utils.dateparse import parse_datetime
 
 from agents_protocol.checkout import services
-from agents_protocol.checkout.models import CheckoutSession
+from agents_protocol.checkout.models import CheckoutLink, CheckoutSession
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import minor_units
 from agents_protocol.core.provider import PaymentInstrument
-from agents_protocol.documents.ucp_profile import ORDER, VERSION, declared_capabilities, payment_handlers
+from agents_protocol.documents.ucp_profile import ORDER, VERSION, absolute, declared_capabilities, payment_handlers
 
 STATUSES = {
     CheckoutSession.Status.OPEN: "incomplete",
@@ -196,7 +196,7 @@ def checkout_object(checkout, origin):
         "currency": checkout.currency,
         "line_items": line_items(checkout),
         "totals": totals(checkout),
-        "links": [],
+        "links": checkout_links(origin),
         "payment": {"handlers": payment_handlers(origin), "instruments": []},
     }
     if not checkout.is_final:
@@ -213,9 +213,21 @@ def checkout_object(checkout, origin):
     if services.offers_shipping() and (checkout.fulfillment_requested or checkout.destinations):
         answer["fulfillment"] = {"methods": [shipping_method(checkout)]}
     if services.offers_discounts():
-        answer["discounts"] = {"codes": checkout.discount_codes, "applied": [
-            {**applied, "amount": minor(applied["amount"], checkout.currency)} for applied in checkout.applied_discounts]}
+        answer["discounts"] = {"codes": checkout.discount_codes,
+                               "applied": [applied_discount(a, checkout.currency) for a in checkout.applied_discounts]}
     return answer
+
+
+def applied_discount(applied, currency):
+    """UCP's applied discount: its code, or `automatic` for one the shop gave without a code."""
+    return {**({"code": applied["code"]} if applied["code"] else {"automatic": True}), "title": applied["title"],
+            "amount": minor(applied["amount"], currency)}
+
+
+def checkout_links(origin):
+    """The shop's pages admin lists for every checkout (UCP: businesses SHOULD give the relevant ones)."""
+    return [{"type": link.type, "url": absolute(origin, link.url), **({"title": link.title} if link.title else {})}
+            for link in CheckoutLink.objects.all()]
 
 
 def checkout_messages(checkout):

@@ -6,6 +6,7 @@ check the stock against the quantity the previous call left. Two first adds at o
 to create the session's open basket: the unique open link lets one win, and the other uses
 the winner's.
 """
+from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from oscar.core.loading import get_class, get_model
 from oscar.core.utils import get_default_currency
@@ -117,13 +118,25 @@ def not_in_basket(product, item):
     return CapabilityError(404, "item_not_in_cart", f"{product.get_title()} ({item}) is not in the cart.")
 
 
+def apply_offers(basket):
+    """`basket` priced by the shop's strategy with Oscar's offers applied as for a guest: the
+    site's, and its vouchers' (Oscar's Applicator applies a voucher only for a user)."""
+    basket.strategy = catalogue.strategy()
+    Applicator().apply(basket, AnonymousUser())
+    return basket
+
+
+def priced_basket(session):
+    """The session's open basket with its offers applied, or None before its first add."""
+    basket = open_basket(session)
+    return None if basket is None else apply_offers(basket)
+
+
 def contents(basket):
     """The basket as agents see it, priced by the shop's strategy with its offers applied."""
     if basket is None:
         return {"items": [], "subtotal": 0, "currency": get_default_currency(), "cart_size": 0, "total_quantity": 0}
-    basket.strategy = catalogue.strategy()
-    Applicator().apply(basket)
-    lines = basket.all_lines()
+    lines = apply_offers(basket).all_lines()
     items = [line_data(line) for line in lines]
     return {
         "items": items,

@@ -5,18 +5,20 @@
 Products come from Oscar's catalogue (standalone and parent products are listed; a parent's
 children are its variants), prices and stock from the shop's strategy, the cart is an Oscar
 basket per agent session, checkout hands that basket to a human in Oscar's own checkout and
-order.status reads the order Oscar placed for it. Subclass it to change one part.
+order.status reads the order Oscar placed for it. UCP checkouts ship with Oscar's shipping
+methods and get its vouchers and site offers (shipping.py, offers.py). Subclass it to change one
+part.
 """
 from django.conf import settings
 from django.core.mail import EmailMessage
 from django.urls import reverse
 
-from agents_protocol.contrib.oscar import baskets, catalogue, handoffs
+from agents_protocol.contrib.oscar import baskets, catalogue, handoffs, offers, shipping
 from agents_protocol.contrib.oscar.conf import oscar_settings
 from agents_protocol.contrib.oscar.models import AgentBasket
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
-from agents_protocol.core.provider import CallContext, Handoff, ItemPage, ShopProvider
+from agents_protocol.core.provider import CallContext, Discount, Handoff, ItemPage, ShippingOption, ShopProvider
 
 
 class OscarProvider(ShopProvider):
@@ -94,6 +96,22 @@ class OscarProvider(ShopProvider):
         subject = f"{settings.EMAIL_SUBJECT_PREFIX}Message from {' '.join(name.split())}"
         sent = EmailMessage(subject, message, to=recipients, reply_to=[email]).send() if recipients else 0
         return {"sent": sent > 0}
+
+    @property
+    def offers_shipping(self):
+        return shipping.ships()
+
+    @property
+    def offers_discounts(self):
+        return offers.exist()
+
+    def shipping_options(self, context: CallContext, *, destination, lines, subtotal, currency):
+        return [ShippingOption(id=method.code, title=str(method.name), amount=charge)
+                for method, charge in shipping.methods(context.session, destination)]
+
+    def discounts(self, context: CallContext, *, codes, subtotal, currency):
+        return [Discount(code=code, title=title, amount=amount)
+                for code, title, amount in offers.apply(context.session, codes)]
 
     # The answers' shapes; override to add fields.
 

@@ -1,8 +1,8 @@
 """Settings of "Kiln & Co", a django-oscar 4 shop built the way Oscar's guide builds one
 ("Building your own shop": Oscar's defaults, its apps, context processors and middleware,
 Haystack's simple backend, ATOMIC_REQUESTS), with the partner app forked for its own pricing
-strategy (UK VAT). The lines marked "agents_protocol" are all the app asks for
-(docs/quickstart-oscar.md).
+strategy (UK VAT) and the shipping app for its charges. The lines marked "agents_protocol" are
+all the app asks for (docs/quickstart-oscar.md).
 
 Without POSTGRES_PORT it runs on SQLite; with POSTGRES_HOST/POSTGRES_PORT (noxfile.py starts
 the server) on PostgreSQL.
@@ -35,7 +35,7 @@ INSTALLED_APPS = [
     "oscar.apps.analytics.apps.AnalyticsConfig",
     "oscar.apps.checkout.apps.CheckoutConfig",
     "oscar.apps.address.apps.AddressConfig",
-    "oscar.apps.shipping.apps.ShippingConfig",
+    "kiln_apps.shipping.apps.ShippingConfig",  # forked: repository.py ships with the dashboard's charges
     "oscar.apps.catalogue.apps.CatalogueConfig",
     "oscar.apps.catalogue.reviews.apps.CatalogueReviewsConfig",
     "oscar.apps.communication.apps.CommunicationConfig",

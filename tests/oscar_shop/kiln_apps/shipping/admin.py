@@ -1,0 +1,1 @@
+import oscar.apps.shipping.admin  # noqa: F401
