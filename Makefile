@@ -15,9 +15,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
-# pytest-xdist processes of `make test`. --dist loadgroup keeps pytest-django's order in each (the
-# rolled-back tests before the ones that flush the tables) and runs a module's server tests on one
-# worker, so its servers start once (tests/conftest.py).
+# pytest-xdist processes of `make test`. --dist load keeps pytest-django's order in each (the
+# rolled-back tests before the ones that flush the tables); tests/conftest.py's scheduler sends a
+# module that starts servers of its own to one worker whole, so its servers start once.
 PYTEST_WORKERS ?= 2
 
 .PHONY: run test test-all test-pytest test-package bench install install-dev system-deps migrate demo serve docs-screenshots docs-api docs-audit clean
@@ -46,6 +46,7 @@ migrate: install
 
 demo: migrate
 	$(BIN)/python manage.py load_demo_catalog
+	$(BIN)/python manage.py open_demo_acp
 	$(BIN)/python manage.py ensure_superuser
 
 serve: install
@@ -64,7 +65,7 @@ test-all: install-dev system-deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-package test-pytest
 
 test-pytest: install-dev
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 # noxfile.py's sessions, run at once (each its own virtualenv, data and servers); a session's output
 # is printed when it ends.

@@ -38,6 +38,15 @@ LOW_STOCK = 5
 # the human's checkout page (its other tokens: cart/payments.py TestTokenBackend).
 TEST_PAYMENT_HANDLER = "mock_payment_handler"
 ESCALATE_TOKEN = "escalate_token"
+# Its token that asks for 3-D Secure first: approved once the buyer authenticated, else declined.
+AUTHENTICATION_TOKEN = "3ds_token"
+AUTHENTICATED_OUTCOMES = ("authenticated", "attempt_acknowledged")
+TEST_3DS_CHALLENGE = {
+    "acquirer_details": {"acquirer_bin": "400000", "acquirer_country": "US", "acquirer_merchant_id": "acme_test",
+                         "merchant_name": "Acme Ceramics (test)"},
+    "directory_server": "visa",
+    "flow_preference": {"type": "challenge", "challenge": {"type": "preferred"}},
+}
 # What checkout tells the agent to do with the link: this shop's page asks for contact and shipping details.
 HANDOFF_MESSAGE = (
     "Give this link to your human to review the cart, enter contact and shipping details and pay. "
@@ -302,11 +311,17 @@ class AcmeProvider(ShopProvider):
         return commerce.remember_address(email, address)
 
     def pay(self, context: CallContext, order_id, instrument, amount, currency, buyer):
-        """The test handler charges through the demo's payment backend; other handlers, and the
-        escalation token, leave the payment to the human's checkout page."""
+        """The test handler charges through the demo's payment backend (its 3-D Secure token asks
+        for the buyer's authentication first); other handlers, and the escalation token, leave the
+        payment to the human's checkout page."""
         token = instrument.credential.get("token")
         if instrument.handler_id != TEST_PAYMENT_HANDLER or token == ESCALATE_TOKEN:
             return Payment(Payment.ESCALATE)
+        if token == AUTHENTICATION_TOKEN:
+            if instrument.authentication is None:
+                return Payment(Payment.AUTHENTICATE, challenge=TEST_3DS_CHALLENGE)
+            authenticated = instrument.authentication.get("outcome") in AUTHENTICATED_OUTCOMES
+            token = "success_token" if authenticated else "fail_token"
         order = cart_selectors.find_session_order(context.session, order_id)
         if order is None:
             raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")

@@ -35,6 +35,7 @@ from agents_protocol.core.models import (
 )
 from agents_protocol.core.schema import plain_number
 from agents_protocol.http.publishing import render_agents_json, render_agents_txt
+from agents_protocol.platforms import admin as platforms_admin  # noqa: F401 (registers the platforms' admin)
 
 PREVIEW_ORIGIN = "https://your-site.example"
 

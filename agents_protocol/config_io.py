@@ -93,6 +93,8 @@ CONFIG_FILE_SCHEMA = {
                 "instrument_schemas": {"type": "array", "items": {"type": "string"}}, "config": {"type": "object"}},
             required=["handler_id", "name", "spec", "config_schema"])}, "links": {"type": "array", "items": _section(
             {name: {"type": "string"} for name in CHECKOUT_LINK_TEXTS}, required=["type", "url"])}}),
+        "acp": _section({"enabled": {"type": "boolean"}, "versions": {"type": "array", "items": {"type": "string"}},
+                         "intervention_types": {"type": "array", "items": {"type": "string"}}}),
         "capabilities": {"type": "array", "items": _CAPABILITY},
         "flows": {"type": "array", "items": _FLOW},
     },
@@ -130,8 +132,8 @@ def export_config():
         "ucp": {"enabled": CommerceConfig.load().ucp_enabled, "payment_handlers": [
             {**{name: getattr(h, name) for name in PAYMENT_HANDLER_TEXTS}, "instrument_schemas": h.instrument_schemas,
              "config": h.config} for h in PaymentHandler.objects.all()],
-                "links": [{name: getattr(link, name) for name in CHECKOUT_LINK_TEXTS}
-                          for link in CheckoutLink.objects.all()]},
+            "links": [{name: getattr(link, name) for name in CHECKOUT_LINK_TEXTS} for link in CheckoutLink.objects.all()]},
+        "acp": acp_section(CommerceConfig.load()),
         "capabilities": [_export_capability(c) for c in config.capabilities],
         "flows": [{"name": f.name, "description": f.description, "steps": list(f.steps)} for f in config.flows],
     }
@@ -231,6 +233,9 @@ def write_config(data, get_model, validate):
     save(singleton("AuditConfig", **data["audit"]), "audit")
     save(singleton("McpConfig", **data.get("mcp", {})), "mcp")  # files exported before MCP have none
     write_ucp(data.get("ucp", {}), model, singleton, save)  # files exported before UCP have none
+    if "acp" in data:  # files exported before ACP have none
+        acp = data["acp"]
+        save(singleton("CommerceConfig", **{f"acp_{name}": value for name, value in acp.items()}), "acp")
 
     capabilities = {}
     for position, entry in enumerate(data["capabilities"]):
@@ -283,6 +288,11 @@ def write_config(data, get_model, validate):
             save(model("FlowStep")(flow=flow, capability=capabilities[step], position=step_position),
                  f"{where}.steps[{step_position}]")
     return errors
+
+
+def acp_section(commerce):
+    return {"enabled": commerce.acp_enabled, "versions": commerce.acp_versions,
+            "intervention_types": commerce.acp_intervention_types}
 
 
 def write_ucp(ucp, model, singleton, save):

@@ -3,6 +3,7 @@ of checkout sessions (`ucp_order_event`, agents_protocol/checkout/signals.py).""
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from agents_protocol.checkout.models import CommerceConfig
 from agents_protocol.checkout.signals import ucp_order_event  # noqa: F401 (the app's public name for it)
 from agents_protocol.core.config import bump_revision
 from agents_protocol.core.models import (
@@ -19,7 +20,7 @@ from agents_protocol.core.models import (
 
 CONFIG_MODELS = (
     SiteProfile, SessionConfig, RateLimitConfig, AuditConfig, McpConfig,
-    Capability, CapabilityParam, Flow, FlowStep,
+    Capability, CapabilityParam, Flow, FlowStep, CommerceConfig,
 )
 
 

@@ -4,13 +4,13 @@ from django.urls import path, re_path
 
 from agents_protocol.core.models import MCP_ENDPOINTS
 from agents_protocol.core.reserved import INSPECTOR_PATH
-from agents_protocol.documents import interop, ucp_profile
+from agents_protocol.documents import acp_discovery, interop, ucp_profile
 from agents_protocol.http import documents as views
 from agents_protocol.http import views as agent_views
 from agents_protocol.http.routing import AGENTS_NAMESPACE
 from agents_protocol.inspector import views as inspector
-from agents_protocol.http import ucp_documents
-from agents_protocol.transports import a2a, mcp, ucp, ucp_testing
+from agents_protocol.http import acp_documents, ucp_documents
+from agents_protocol.transports import a2a, acp, mcp, ucp, ucp_testing
 from agents_protocol.transports import pactspec as pactspec_views
 
 app_name = "agents_protocol"
@@ -46,6 +46,11 @@ urlpatterns = [
     path(f"{ucp.CHECKOUT_SESSIONS}/<str:target>/<str:action>", ucp.view, {"kind": ucp.CHECKOUT_SESSIONS},
          name="ucp_checkout_action"),
     path(f"{ucp.ORDERS}/<str:target>", ucp.view, {"kind": ucp.ORDERS}, name="ucp_order"),
+    path(at(acp_discovery.PATH), acp_documents.discovery, name="acp_discovery"),
+    # ACP's REST binding at the site's root, its api_base_url.
+    path("checkout_sessions", acp.view, name="acp_checkout_sessions"),
+    path("checkout_sessions/<str:target>", acp.view, name="acp_checkout"),
+    path("checkout_sessions/<str:target>/<str:action>", acp.view, name="acp_checkout_action"),
     path("testing/simulate-shipping/<str:order_id>", ucp_testing.simulate_shipping, name="ucp_simulate_shipping"),
     # Last: anything else under the namespace is the envelope's 404, not the site's HTML page.
     re_path(rf"^{re.escape(at(AGENTS_NAMESPACE.rstrip('/')))}(/.*)?$", agent_views.unknown_endpoint,

@@ -38,9 +38,6 @@ the page; tokens, ids and times differ on each run).
   add a `pattern` excluding NUL) and checked before anything runs: a value outside them is 400
   `invalid_params`, one sentence per parameter in `fields`. A minimum length counts trimmed
   text, which arrives trimmed; `null` is refused; integers stay within ±9007199254740991.
-  Defaults: `q`, ids and `name` 1 to 200 characters, `page` 1 to 10000, `limit` 1 to 100,
-  `quantity` 1 to 20 (0 to 20 for `cart.update`; `CART_MAX_QUANTITY`), `email` 3 to 320,
-  `message` 1 to 5000.
 - **Sessions**: `POST /session` returns a `session_token`; send it as
   `Authorization: Bearer <token>` (or `X-Session-Token`, or `X-Agent-Session`). A session ends
   `ttl_seconds` after creation, whatever the activity. The answer says `"audit": true` when its
@@ -70,13 +67,13 @@ the page; tokens, ids and times differ on each run).
 ## Error codes
 
 Agents branch on `code` and `status` and may show `error` to a human. PactSpec answers the same
-envelope; A2A a JSON-RPC error carrying the code; UCP its error shape ([interop.md](interop.md)). *(shop)* codes come
+envelope; A2A a JSON-RPC error carrying the code; UCP and ACP their error shapes ([interop.md](interop.md)). *(shop)* codes come
 from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop may add its own.
 
 | status | code | when | what the agent should do |
 |---|---|---|---|
 | 308 | `https_required` | plain HTTP to an agent path of an HTTPS site | send the same request to `Location` |
-| 400 | `invalid_params` | a parameter is missing, of the wrong type or outside its rules; `fields` names each | fix the parameters named in `fields` |
+| 400 | `invalid_params` | a parameter is missing, of the wrong type or outside its rules; `fields` (ACP: `param`) names each | fix the parameters named in `fields` |
 | 400 | `invalid_json` | the body is not one JSON object (or has NaN, a key twice, nesting past 32 levels, a lone surrogate) | send one JSON object |
 | 400 | `invalid_request` | a malformed request: a bad `Content-Length`, an unexpected `Host`, too many parameters, HTTP gunicorn cannot read; a provider's `bad_request()` | send a well-formed request to the site's host |
 | 400 | `invalid_idempotency_key` | the `Idempotency-Key` is not 1 to 255 visible ASCII characters without commas | send a UUID, or no key |
@@ -90,12 +87,20 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 400 | `variant_required` | *(shop)* `cart.add` of an item sold only as one of its variants | add one of the `variants` that `detail` lists |
 | 400 | `version_unsupported` | *(UCP)* the `UCP-Agent` header names a newer protocol version than this business | send the profile's version |
 | 400 | `invalid_profile` | *(UCP)* the profile `UCP-Agent` names is private, slow, too large or not a profile | serve it publicly, small and fast |
-| 400 | `checkout_incomplete` | *(UCP)* complete without line items, or without the shipping address and option chosen | update the checkout first |
-| 402 | `payment_declined` | *(UCP)* the payment handler declined the instrument | pay with another instrument |
+| 400 | `checkout_incomplete` | *(UCP, ACP)* complete without line items, or without the shipping address and option chosen | update the checkout first |
+| 400 | `missing_api_version` | *(ACP)* no `API-Version` | send one of `supported_versions` |
+| 400 | `unsupported_api_version` | *(ACP)* an `API-Version` not served | send one of `supported_versions` |
+| 400 | `idempotency_key_required` | *(ACP)* a POST without `Idempotency-Key` | send one |
+| 400 | `missing` | *(ACP)* a message: address or shipping still missing | update the checkout |
+| 400 | `requires_3ds` | *(ACP)* complete without the awaited `authentication_result` | send it |
+| 402 | `payment_declined` | *(UCP, ACP)* the payment handler declined the instrument | pay with another instrument |
 | 401 | `session_required` | the capability needs a session and no token was sent | create a session and send its token |
 | 401 | `session_invalid` | the token is no session's, or `Authorization` is not `Bearer <token>` | create a new session |
 | 401 | `session_expired` | the session's `ttl_seconds` have passed | create a new session |
 | 401 | `session_ended` | the session was ended (DELETE, or a key rotation) | create a new session |
+| 401 | `api_key_required` | *(ACP)* no bearer key | send the platform's key |
+| 401 | `invalid_api_key` | *(ACP)* an unknown, revoked or expired key | ask the shop for one |
+| 401 | `invalid_signature` | *(ACP)* a bad `Signature` or stale `Timestamp` | sign again |
 | 403 | `wrong_simulation_secret` | *(UCP, tests)* `/testing/simulate-shipping/{id}` without the site's `Simulation-Secret` | send the configured secret |
 | 403 | `forbidden_origin` | an MCP request from a browser page of another site | call from outside the browser, or the site's origin |
 | 404 | `not_found` | no capability at this path, or the shop found nothing for the call | read endpoints from agents.json |
@@ -106,6 +111,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 404 | `unknown_session` | no audit trail for this session id and token, or no session for an inspector secret | send the session's own token |
 | 404 | `method_not_found` | an MCP method other than `initialize`, `ping`, `tools/list`, `tools/call` | list and call tools |
 | 405 | `method_not_allowed` | the endpoint does not take this method; `Allow` lists those it does | use a method from `Allow` |
+| 405 | `cancel_not_allowed` | *(ACP)* cancel of a completed or canceled session | none needed |
 | 406 | `not_acceptable` | an MCP POST whose `Accept` takes no JSON | send `Accept: application/json, text/event-stream` |
 | 409 | `cart_empty` | *(shop)* `checkout` with nothing in the cart | add an item first |
 | 409 | `cart_not_open` | *(shop)* the cart was checked out by another call a moment ago | send the request again |
@@ -122,6 +128,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 425 | `session_live` | the audit trail of a session that has not ended yet | end the session, then fetch the trail |
 | 429 | `rate_limited` | over `requests_per_minute`, or a capability's `calls_per_hour` | wait `Retry-After` seconds |
 | 429 | `too_many_sessions` | this address has `max_sessions` live sessions, none idle 5 minutes (one that is ends) | end a session you no longer use, or wait `Retry-After` seconds |
+| 429 | `too_many_checkouts` | *(ACP)* the platform's `max_open_checkouts` are open | close some |
 | 431 | `headers_too_large` | the header block is over `MAX_HEADER_BYTES` (8192 bytes) | send only the headers the API reads |
 | 500 | `internal_error` | an unexpected failure on the shop's side | retry with backoff; quote `X-Request-ID` |
 | 501 | `not_implemented` | the capability has no handler here, or the provider does not implement it | do not retry; use another capability |
@@ -136,41 +143,30 @@ schema used is seed 000's, of branch claude/agents-protocol-jVQe1, commit
 `tests/test_conformance.py` replays every wire assertion of those texts over HTTP and asserts
 each entry below.
 
-- **Session create status.** `201 Created`, as agents-protocol says (review-repo: `200`): the
-  POST creates a session.
-- **cart.add status.** `200` (both status tables say `201`; review-repo's flow and the
-  reference SDK `200`).
+- **Statuses.** Session create `201 Created`; cart.add `200`.
 - **search answer.** `data` is `{results, total, page, limit}` (agents-protocol's object plus
   `limit`), not review-repo's bare array: paging needs the total.
-- **Session token format.** 32 random bytes in base64url (43 characters), not a UUID.
-- **Session TTL.** `session.ttl_seconds`, 1800 s by default (seeds 000 and 002; review-repo and
-  seed 001 say 3600).
+- **Session token and TTL.** 32 random bytes in base64url; `session.ttl_seconds`, 1800 s by default.
 - **Session end answer.** `{ended: true, session_id, ended_at, audit_url}`, without
   agents-protocol's echo of the token.
 - **Audit URL.** `GET /.well-known/agents/api/audit/:session_id` takes the public `session_id`
   with the session's token as `Authorization: Bearer` (both branches put the token in the path,
   where logs keep it).
-- **Audit artifact format.** `agents-protocol-audit/1` ([audit.md](audit.md)): agents-protocol's
-  event fields plus `seq`, `path` and `event_hash`, not review-repo's RER envelope.
+- **Audit artifact format.** `agents-protocol-audit/1` ([audit.md](audit.md)).
 - **Stale token without a session.** An expired, ended or unknown token sent to a capability
   that needs no session is answered as a call without one.
 - **CORS.** A preflight answers `204` naming the methods of the path asked about and every
   header the API reads, not a fixed list.
 - **cart.add name and price.** Accepted and ignored: a line costs the shop's price.
-- **checkout answer.** `{checkout_url, human_handoff: true, expires_at, message, order_id}`:
-  review-repo's `checkout_url` with agents-protocol's `expires_at` and `message`.
-- **schema_version.** `"0.1.0"`, as seed 000 and its schema say (review-repo: `"1.0"`).
-- **agents.json keys.** Seed 000's shape, which its schema closes.
+- **checkout answer.** `{checkout_url, human_handoff: true, expires_at, message, order_id}`.
+- **agents.json.** Seed 000's shape and `schema_version` `"0.1.0"`.
 - **agents.txt fields.** Seed 002's (review-repo): `Site`, one `Allow` line per capability,
   `Agents-JSON`, `Flow`, `Rate-Limit: N/minute`, `Session-TTL: Ns`, `Audit-Endpoint`.
-- **Endpoint layout.** Seed 001's table: `/cart/add` POST, `/cart/view` GET, `/cart/update`
-  PUT, `/cart/remove` DELETE, `/detail/:id`; staff can switch to agents-protocol's one `/cart`
-  path in admin.
-- **Additions.** What an agent may ignore: `code` and `fields` in refusals; `session_id`,
-  `ttl_seconds` and `inspect_url` in the create answer; `notices` in the cart and checkout answers
-  (what changed that the agent did not do);
-  `X-RateLimit-*` on every counted answer; `type="application/json"` in the `Link` header;
-  `X-Request-ID`; `Idempotency-Key`; the statuses 405, 409, 413, 414, 415, 422, 431, 501 and 503.
+- **Endpoint layout.** Seed 001's (`/cart/add` POST, `/cart/view` GET …); admin can switch to
+  agents-protocol's one `/cart` path.
+- **Additions** an agent may ignore: `code`, `fields`, `session_id`, `ttl_seconds`,
+  `inspect_url`, `notices` (changes the agent did not make), `X-RateLimit-*`, `X-Request-ID`,
+  `Idempotency-Key`, and more statuses than the seeds list.
 """
 
 

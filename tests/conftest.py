@@ -5,6 +5,7 @@ import pytest
 from django.conf import settings
 from django.core.cache import caches
 from django.test import Client
+from xdist.scheduler import LoadScopeScheduling
 
 from acme.embedded.cache_dir import SHARED_MEMORY, default_cache_dir
 from agents_protocol.activity.recorder import calls
@@ -24,27 +25,53 @@ def remove_shared_memory_caches(tmp_path_factory):
             shutil.rmtree(location, ignore_errors=True)
 
 
-def _uses_test_database(item):
-    marker = item.get_closest_marker("django_db")
-    return marker is not None or {"db", "transactional_db", "live_server"} & set(item.fixturenames)
+# Modules whose module-scoped fixtures start servers (gunicorn sites, PostgreSQL, Redis, nginx) and
+# that hold no transactional test: under `make test` each runs on one xdist worker, so its servers
+# start once, not once per worker (ServersOnceScheduling).
+SERVER_MODULES = {
+    "tests/test_acp_server.py", "tests/test_api_request_size.py", "tests/test_discovery_link.py",
+    "tests/test_document_replay.py",
+    "tests/test_faults_slow_body.py", "tests/test_gunicorn_speedups.py", "tests/test_interop_openapi.py",
+    "tests/test_limits_workers.py", "tests/test_package_wheel.py", "tests/test_reliability_concurrency.py",
+    "tests/test_scale_out.py", "tests/test_scale_out_proxied.py", "tests/test_search_index.py",
+    "tests/test_ucp_conformance.py",
+}
 
 
-@pytest.hookimpl(tryfirst=True)
+class ServersOnceScheduling(LoadScopeScheduling):
+    """xdist's `--dist load` test by test, except that a module of SERVER_MODULES goes to one worker
+    whole. Each worker keeps pytest-django's order (rolled-back tests before the ones that flush
+    the tables): a server module is sent where its first test stands, and holds rolled-back tests
+    and tests that use no test database, which may run anywhere. (`--dist loadfile` sends every
+    module whole, transactional tests included, and broke that order; `loadgroup`'s xdist_group
+    marks are lost on pytest 9, whose nodes keep their id elsewhere.)"""
+
+    def _split_scope(self, nodeid):
+        module = nodeid.split("::", 1)[0]
+        return module if module in SERVER_MODULES else nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") == "load":
+        return ServersOnceScheduling(config, log)
+    return None
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    """Under `--dist loadgroup` (make test), a module's tests that use no test database run on one
-    xdist worker: they are the ones that start servers of their own (module-scoped gunicorn sites,
-    PostgreSQL, Redis), started once per module instead of once per worker that runs any of them.
-    Tests that use the test database stay spread one by one, in pytest-django's order (rolled-back
-    tests before transactional ones) on each worker."""
-    for item in items:
-        if not _uses_test_database(item):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    """A server module stays free of transactional tests (see SERVER_MODULES)."""
+    flushing = {item.nodeid.split("::", 1)[0] for item in items if _flushes_tables(item)}
+    assert not SERVER_MODULES & flushing, f"transactional tests in SERVER_MODULES: {SERVER_MODULES & flushing}"
+
+
+def _flushes_tables(item):
+    marker = item.get_closest_marker("django_db")
+    uses_marker = marker is not None and marker.kwargs.get("transaction", False)
+    return uses_marker or bool({"transactional_db", "live_server"} & set(item.fixturenames))
 
 
 def _is_transactional(request):
-    marker = request.node.get_closest_marker("django_db")
-    uses_marker = marker is not None and marker.kwargs.get("transaction", False)
-    return uses_marker or {"transactional_db", "live_server"} & set(request.fixturenames)
+    return _flushes_tables(request.node)
 
 
 @pytest.fixture(autouse=True)

@@ -29,8 +29,9 @@ def exported(capsys):
 def test_export_prints_the_whole_config_including_disabled_capabilities(capsys):
     Capability.objects.filter(name="contact").update(enabled=False)
     data = exported(capsys)
-    assert set(data) == {"site", "session", "rate_limit", "audit", "mcp", "ucp", "capabilities", "flows"}
+    assert set(data) == {"site", "session", "rate_limit", "audit", "mcp", "ucp", "acp", "capabilities", "flows"}
     assert data["mcp"] == {"enabled": True, "endpoint": "/mcp"}
+    assert data["acp"] == {"enabled": False, "versions": ["2026-04-17"], "intervention_types": []}
     contact = next(c for c in data["capabilities"] if c["name"] == "contact")
     assert contact["enabled"] is False
     sort = next(c for c in data["capabilities"] if c["name"] == "browse")["params"]["sort"]
@@ -131,3 +132,15 @@ def test_the_command_exits_non_zero_on_an_invalid_file(tmp_path):
                             cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode != 0
     assert "nothing changed" in result.stderr and "'name' is a required property" in result.stderr
+
+
+def test_acp_is_configured_as_code_and_refused_when_wrong(capsys, tmp_path):
+    data = exported(capsys)
+    data["acp"] = {"enabled": True, "versions": ["2026-04-17"], "intervention_types": ["3ds"]}
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    call_command("agents_config", "import", str(tmp_path / "config.json"))
+    assert exported(capsys)["acp"] == data["acp"]
+    data["acp"]["versions"] = ["1999-01-01"]
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    with pytest.raises(CommandError, match="acp"):
+        call_command("agents_config", "import", str(tmp_path / "config.json"))

@@ -52,11 +52,13 @@ ALLOWED_DYNAMIC = {
         # with it, or picked by rpc_refusal() and session_refusal()); the protocol's code goes into
         # the error's data as error.code, collected where the McpError or the refusal was made.
         "JSON-RPC's numeric error code, carried by the McpError",
+    ("agents_protocol/transports/ucp_shapes.py", "applied_discount"):
+        "UCP's applied discount: its code is the voucher code the platform sent",
 }
 
 # Callees that take a `code=` which is no answer of the API (Django's validation of admin forms,
-# the activity page's filter on recorded calls).
-NOT_API_CALLEES = {"ValidationError", "RegexValidator", "CommandError", "calls_in"}
+# the activity page's filter on recorded calls, a discount's voucher code and its lookup).
+NOT_API_CALLEES = {"ValidationError", "RegexValidator", "CommandError", "calls_in", "Discount", "filter"}
 
 
 # --------------------------------------------------------------------------- the collector
@@ -508,7 +510,8 @@ def test_each_documented_status_is_the_one_the_code_is_raised_with():
              if COLLECTED.statuses(code) and status not in COLLECTED.statuses(code)}
     assert not wrong, f"documented status, raised with: {wrong}"
     one_status = {code for code in TABLE if len(COLLECTED.statuses(code)) == 1}
-    assert len(one_status) >= len(TABLE) - 2, "most codes should have a status the source states"
+    # (ACP's `missing` is a message of a 200 answer, which has no status of its own.)
+    assert len(one_status) >= len(TABLE) - 3, "most codes should have a status the source states"
 
 
 def test_codes_made_at_run_time_are_only_the_allowed_ones():

@@ -178,10 +178,11 @@ def test_every_name_the_pages_mention_exists():
 
 def test_the_architecture_names_every_transport_and_only_those():
     # jsonrpc.py: what a2a.py and mcp.py share; ucp_shapes.py, ucp_events.py, ucp_testing.py: what ucp.py maps,
+    # (acp_shapes.py: what acp.py maps)
     # its order webhooks and the suite's simulation endpoint. None is a transport.
-    helpers = {"__init__", "jsonrpc", "ucp_shapes", "ucp_events", "ucp_testing"}
+    helpers = {"__init__", "jsonrpc", "ucp_shapes", "ucp_events", "ucp_testing", "acp_shapes"}
     modules = {path.stem for path in (ROOT / "agents_protocol" / "transports").glob("*.py")} - helpers
-    assert modules == {"a2a", "pactspec", "mcp", "ucp"}
+    assert modules == {"a2a", "pactspec", "mcp", "ucp", "acp"}
     assert set(TRANSPORT.findall(text_of(ROOT / "docs" / "architecture.md"))) == modules
 
 

@@ -1,4 +1,4 @@
-"""The one checkout session of the commerce protocols (UCP now, ACP later), and what configures them.
+"""The one checkout session of the commerce protocols (UCP, ACP), and what configures them.
 
 A checkout session is bound to an agent session made with it: its calls get that session's
 limits, signed audit trail and inspector. Its lines are the agent session's cart, priced by the
@@ -22,6 +22,14 @@ def url_or_path(value):
         raise ValidationError("Write an absolute http(s) URL or a path of this site starting with /.")
 
 
+ACP_VERSIONS = ("2026-04-17",)  # the Agentic Commerce Protocol versions transports/acp.py serves
+ACP_INTERVENTION_TYPES = ("3ds",)
+
+
+def default_acp_versions():
+    return list(ACP_VERSIONS)
+
+
 class CommerceConfig(SingletonModel):
     """What admin turns on: the Universal Commerce Protocol's profile and checkout sessions."""
 
@@ -29,12 +37,31 @@ class CommerceConfig(SingletonModel):
         default=False, verbose_name="UCP enabled",
         help_text="Publish /.well-known/ucp and serve UCP checkout sessions (/checkout-sessions, /orders).")
 
+    acp_enabled = models.BooleanField(
+        default=False, verbose_name="ACP enabled",
+        help_text="Publish /.well-known/acp.json and serve ACP checkout sessions (/checkout_sessions) to "
+                  "platforms with an API key.")
+    acp_versions = models.JSONField(
+        default=default_acp_versions, blank=True, verbose_name="ACP versions",
+        help_text=f"The API-Version values accepted, oldest first; served: {', '.join(ACP_VERSIONS)}.")
+    acp_intervention_types = models.JSONField(
+        default=list, blank=True, verbose_name="ACP intervention types",
+        help_text='Interventions the shop asks of buyers, published in acp.json: [] or ["3ds"].')
+
     class Meta:
         verbose_name = "commerce protocols"
         verbose_name_plural = "commerce protocols"
 
     def __str__(self):
         return "Commerce protocols"
+
+    def clean(self):
+        if not (isinstance(self.acp_versions, list) and self.acp_versions
+                and all(version in ACP_VERSIONS for version in self.acp_versions)):
+            raise ValidationError({"acp_versions": f"Write a non-empty list of {', '.join(ACP_VERSIONS)}."})
+        if not (isinstance(self.acp_intervention_types, list)
+                and set(self.acp_intervention_types) <= set(ACP_INTERVENTION_TYPES)):
+            raise ValidationError({"acp_intervention_types": 'Write [] or ["3ds"].'})
 
 
 class PaymentHandler(models.Model):
@@ -86,6 +113,7 @@ class CheckoutSession(models.Model):
         OPEN = "open", "Open (details missing)"
         READY = "ready", "Ready to complete"
         ESCALATED = "escalated", "Handed to the human"
+        CHALLENGED = "challenged", "Awaiting the buyer's authentication (3-D Secure)"
         COMPLETING = "completing", "Completing"
         COMPLETED = "completed", "Completed"
         CANCELED = "canceled", "Canceled"
@@ -118,6 +146,13 @@ class CheckoutSession(models.Model):
     fulfillment_events = models.JSONField(default=list, blank=True)
     adjustments = models.JSONField(default=list, blank=True)
     platform_profile_url = models.URLField(max_length=2000, blank=True)
+    # The platform (a principal with an API key: ACP's) the checkout belongs to; None for UCP's.
+    platform = models.ForeignKey("agents_protocol.Platform", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="checkouts")
+    # What the payment handler asked the buyer to authenticate with (3-D Secure), while CHALLENGED.
+    payment_challenge = models.JSONField(null=True, blank=True)
+    # The interventions (3-D Secure …) the platform said it can handle when it opened the checkout.
+    platform_interventions = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)

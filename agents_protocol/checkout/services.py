@@ -59,11 +59,13 @@ def offers_discounts():
     return get_provider().offers_discounts
 
 
-def open_checkout(caller, changes, platform_profile_url=""):
-    """A new checkout session in `caller.session` (made for it), with `changes` applied."""
+def open_checkout(caller, changes, platform_profile_url="", platform=None, platform_interventions=()):
+    """A new checkout session in `caller.session` (made for it), with `changes` applied; `platform`
+    the principal it belongs to, if any, and the interventions it said it can handle."""
     with transaction.atomic():
         checkout = CheckoutSession(public_id=f"cs_{secrets.token_urlsafe(18)}", agent_session=caller.session,
-                                   currency=changes.currency or "", platform_profile_url=platform_profile_url)
+                                   currency=changes.currency or "", platform_profile_url=platform_profile_url,
+                                   platform=platform, platform_interventions=list(platform_interventions))
         apply_changes(caller, checkout, changes)
         checkout.save()
     return checkout
@@ -265,8 +267,9 @@ def total(checkout):
 # Completion ------------------------------------------------------------------------------------------
 
 def complete_checkout(caller, checkout, instrument):
-    """Pay with `instrument` (a PaymentInstrument): completed, or handed to the human (escalated),
-    all in one transaction; a declined payment (402) leaves the checkout and the shop as they were."""
+    """Pay with `instrument` (a PaymentInstrument): completed, handed to the human (escalated) or
+    waiting for the buyer's authentication (challenged, its challenge kept), all in one
+    transaction; a declined payment (402) leaves the checkout and the shop as they were."""
     refuse_if_final(checkout, "complete")
     if not checkout.lines:
         raise CapabilityError(400, "checkout_incomplete", "The checkout has no line items.")
@@ -282,7 +285,11 @@ def complete_checkout(caller, checkout, instrument):
                                      amount=total(checkout), currency=checkout.currency, buyer=checkout.buyer)
         if payment.outcome == Payment.DECLINED:
             raise CapabilityError(402, "payment_declined", payment.message or "The payment was declined.")
-        if payment.outcome == Payment.APPROVED:
+        checkout.payment_challenge = payment.challenge if payment.outcome == Payment.AUTHENTICATE else None
+        if payment.outcome == Payment.AUTHENTICATE:
+            checkout.status = CheckoutSession.Status.CHALLENGED
+            checkout.save()
+        elif payment.outcome == Payment.APPROVED:
             checkout.status, checkout.completed_at = CheckoutSession.Status.COMPLETED, timezone.now()
             checkout.payment_reference = payment.reference
             checkout.order_key = f"ord_{secrets.token_urlsafe(18)}"

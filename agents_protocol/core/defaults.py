@@ -115,6 +115,7 @@ DEFAULT_CONFIG = {
     "rate_limit": {"requests_per_minute": 60, "max_sessions": MAX_SESSIONS},
     "audit": {"enabled": True, "endpoint": f"{API}/audit/:session_id"},
     "mcp": {"enabled": True, "endpoint": "/mcp"},
+    "ucp": {"enabled": False, "payment_handlers": [], "links": []},  # admin turns UCP on
     "capabilities": DEFAULT_CAPABILITIES,
     "flows": [
         {

@@ -134,18 +134,22 @@ class PaymentInstrument:
     id: str
     handler_id: str
     credential: dict
+    authentication: dict | None = None  # the buyer's authentication result (3-D Secure), when asked for
 
 
 @dataclass(frozen=True)
 class Payment:
     """The outcome of ShopProvider.pay: APPROVED (with the shop's reference), DECLINED (with a
-    sentence for the buyer) or ESCALATE (the human pays on the checkout page)."""
+    sentence for the buyer), ESCALATE (the human pays on the checkout page) or AUTHENTICATE (the
+    buyer must authenticate first: `challenge` says how, e.g. 3-D Secure's metadata; pay() is
+    called again with the instrument's `authentication`)."""
 
-    APPROVED, DECLINED, ESCALATE = "approved", "declined", "escalate"
+    APPROVED, DECLINED, ESCALATE, AUTHENTICATE = "approved", "declined", "escalate", "authenticate"
 
     outcome: str
     reference: str = ""
     message: str = ""
+    challenge: dict | None = None
 
 
 def is_absolute_http_url(url):

@@ -10,9 +10,11 @@ sections point to agents.txt, agents.json, the docs and the other documents; the
 states the request size limits of the app's settings (MAX_URL_BYTES, MAX_HEADER_BYTES,
 MAX_BODY_BYTES) beside the configured rate limits.
 """
+from agents_protocol.checkout.models import CommerceConfig
 from agents_protocol.core import sandbox
 from agents_protocol.core.conf import app_settings
 from agents_protocol.core.schema import param_phrase
+from agents_protocol.documents.acp_discovery import PATH as ACP_DISCOVERY_PATH
 from agents_protocol.documents.interop import (
     AGENT_CARD_PATH,
     AGENTS_JSON_PATH,
@@ -225,4 +227,7 @@ def _links(config, base):
         f"- [PactSpec]({base}{PACTSPEC_PATH}): the capabilities as PactSpec v1 skills",
         f"- [A2A Agent Card]({base}{AGENT_CARD_PATH}): the capabilities as A2A skills over JSON-RPC",
     ]
+    if CommerceConfig.load().acp_enabled:
+        optional.append(f"- [ACP discovery]({base}{ACP_DISCOVERY_PATH}): checkout for agent platforms with an "
+                        "API key (Agentic Commerce Protocol)")
     return "## Docs\n\n" + "\n".join(docs) + "\n\n## Optional\n\n" + "\n".join(optional)

@@ -84,8 +84,17 @@ def count(request, session=None, rate_limit=None):
     if USAGE_ATTRIBUTE in own:
         return own[USAGE_ATTRIBUTE]
     limit = sandbox.requests_per_minute(session, (rate_limit or current_config().rate_limit).requests_per_minute)
+    return count_as(request, rate_key(request, session), limit)
+
+
+def count_as(request, key, limit):
+    """Count this call (once per request) against `key` with a `limit` per minute of its own (a
+    principal with limits of its own: a platform): its Usage, or None when counting is off."""
+    own = vars(request)
+    if USAGE_ATTRIBUTE in own:
+        return own[USAGE_ATTRIBUTE]
     setattr(request, USAGE_ATTRIBUTE, None)  # counted, or tried: never twice
-    usage = _counted(request, GROUP, rate_key(request, session), limit, PERIOD_SECONDS)
+    usage = _counted(request, GROUP, key, limit, PERIOD_SECONDS)
     setattr(request, USAGE_ATTRIBUTE, usage)
     return usage
 

@@ -39,7 +39,7 @@ from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.invocation import run_handler
 from agents_protocol.core.schema import validate_params
 from agents_protocol.core.session_params import SESSION_CREATE_PARAMS
-from agents_protocol.http import limits
+from agents_protocol.http import idempotency, limits
 from agents_protocol.http.client import client_address, request_origin
 from agents_protocol.http.cors import preflight_response
 from agents_protocol.http.exceptions import envelope_exception_handler, method_not_allowed, refusal_in
@@ -176,6 +176,10 @@ class AgentView(APIView):
         self.handled = True
         return data
 
+    def idempotency_scope(self):
+        """Whose Idempotency-Keys the call's is among: its session's, else its client address's."""
+        return idempotency.scope_for(self.agent_session, client_address(self.django_request))
+
     def change_recorder(self):
         """What the handler's record_change() runs in the transaction of the call's change: each
         step's recorder (the audit event; the Idempotency-Key marked as having changed something, so
@@ -190,9 +194,10 @@ class AgentView(APIView):
 
         return record_change
 
-    def open_session(self, fields):
+    def open_session(self, fields, max_sessions=None):
         """A new agent session for the agent's `fields` (SESSION_CREATE_PARAMS: validated here), made
-        for the client address under the configuration's limits: (session, raw token). Its
+        for the client address under the configuration's limits (`max_sessions` instead of its
+        per-address one for a principal with a budget of its own): (session, raw token). Its
         session.create event is the audit step's.
 
         No Idempotency-Key here: a stored answer would hand this session's token to any client at
@@ -202,7 +207,8 @@ class AgentView(APIView):
         agent = validate_params(SESSION_CREATE_PARAMS, fields, {}, {})
         config, _ = self.config, self.origin  # a Host outside ALLOWED_HOSTS is refused before a session exists
         session, raw_token = create_session(client_address(self.django_request), config.session.ttl_seconds,
-                                            config.rate_limit.max_sessions, audited=config.audit.enabled, **agent)
+                                            max_sessions or config.rate_limit.max_sessions,
+                                            audited=config.audit.enabled, **agent)
         self.opened = Opened(session, agent)
         return session, raw_token
 

@@ -24,7 +24,6 @@ from agents_protocol.audit.chain import PendingEvent, record_event
 from agents_protocol.core.reserved import SESSION_CREATE
 from agents_protocol.documents.interop import site_base
 from agents_protocol.http import idempotency, limits
-from agents_protocol.http.client import client_address
 from agents_protocol.http.cors import allow_any_origin
 from agents_protocol.http.responses import PipelineResponse
 
@@ -129,7 +128,7 @@ class Idempotency(Step):
         key = idempotency.key_from(http) if changes else None
         if key is None:
             return None
-        scope = idempotency.scope_for(view.agent_session, client_address(http))
+        scope = view.idempotency_scope()
         outcome = idempotency.begin(scope, key, idempotency.fingerprint(http.method, http.path,
                                                                         view.capability.name, body))
         if isinstance(outcome, idempotency.Replay):
