@@ -3,12 +3,12 @@ gunicorn, as ../shared/peers/UCP.md runs it: every *_test.py passes, none skippe
 answer its flows got validates against the specification's JSON schemas and ucp-sdk 0.1.0.
 
 The suite runs once, for the module (one of tests/conftest.py's SERVER_MODULES, which make test
-sends whole to one xdist worker): from a copy, with its own
-virtualenv (tests/ucp_suite/requirements.txt, kept in the tests' build cache), against a site of
-its own on SQLite loaded by `load_ucp_flower_shop` with the suite's data, served by
-tests/ucp_suite/recording.py, which records each exchange, with the tasks worker beside it
-(order webhooks). The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook
-ports of its own.
+sends whole to one xdist worker): from a copy, with its own virtualenv
+(tests/ucp_suite/requirements.txt, kept in the tests' build cache), against a site of its own on
+SQLite loaded by `load_ucp_flower_shop` with the suite's data, served by
+tests/ucp_suite/recording.py, which records each exchange, with the tasks worker beside it (order
+webhooks). The suite's files run RUN_AT_ONCE at a time, each with mock agent and webhook ports
+of its own.
 """
 import json
 import re
