@@ -1,7 +1,7 @@
 """`make bench`: the site under gunicorn, driven with wrk on loopback, compared with a floor.
 
     bench/run [--duration 4] [--rounds 3] [--catalogs 1000 10000 100000] [--sustained 60] [--no-scale-out]
-              [--no-peer]
+              [--no-peer] [--no-ucp] [--only-ucp]
 
 The embedded default (SQLite, diskcache) is served by deploy/gunicorn.conf.py with one sync
 worker per core, GUNICORN_SPEEDUPS=1 (the site's tuning of gunicorn), BENCH_FLOOR=1, limits
@@ -13,10 +13,12 @@ over the mean of the two floors around it. The reference SDK (bench/peer.py) ser
 catalog beside it: the cases it has run on both, one right after the other (the order
 alternating by round), and a case's × peer is the median over the rounds of our 2xx answers
 per second over the peer's. Then search and cart.add each run for --sustained seconds from one
-client, on our site and on the peer. With PostgreSQL and Redis installed the same phases run
-again in the scale-out shape. A case answering more than 1% other than 2xx, on either side,
-fails the run. Results: tables on stdout and bench/results/latest.json. docs/performance.md
-explains the numbers.
+client, on our site and on the peer. The UCP cases (ucp.checkout_create, ucp.checkout_update) run
+on a site of their own loaded with the UCP conformance suite's flower shop, side by side with the
+official UCP sample server on the same data (bench/ucp_peer.py), the same way. With PostgreSQL
+and Redis installed the phases before the UCP one run again in the scale-out shape. A case
+answering more than 1% other than 2xx, on either side, fails the run. Results: tables on stdout
+and bench/results/latest.json. docs/performance.md explains the numbers.
 """
 import argparse
 import copy
@@ -37,7 +39,7 @@ from pathlib import Path
 
 from acme.embedded.cache_dir import default_cache_dir
 from bench import peer as reference_sdk
-from bench import services
+from bench import services, ucp_peer
 from bench.synthetic_catalog import SEARCH_TERM
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +73,10 @@ PEER_CASES = ["agents.json", "agents.txt", "detail", "search", "cart.add", "purc
 # whole, so a run would be slowed by the runs before it: before each run of these the peer
 # starts afresh (fresh_peer). Its documents skip the limiter.
 PEER_LIMITED_CASES = {"detail", "search", "cart.add", "purchase_flow"}
+# The cases compared with the official UCP sample server (issue 40), and the ratio each must reach.
+UCP_CASES = ["ucp.checkout_create", "ucp.checkout_update"]
+PEER_TARGETS = {"ucp.checkout_create": 1.0, "ucp.checkout_update": 1.0}
+UCP_CHECKOUTS = 200  # checkout sessions made beforehand on each side for ucp.checkout_update
 WINDOW_SECONDS = 10
 ONE_CLIENT = ["wrk", "--threads", "1", "--connections", "1", "--timeout", "5s"]
 
@@ -259,12 +265,13 @@ def probe(server, spec):
             raise RuntimeError(f"{server.url}{path} answered {status}")
 
 
-def run_phase(site, names, specs, seconds, rounds, peer=None, peer_specs=None, fresh_peer=None):
+def run_phase(site, names, specs, seconds, rounds, peer=None, peer_specs=None, fresh_peer=None,
+              peer_cases=PEER_CASES):
     """Rounds of [floor, then each case followed by the floor again]; returns {name: summary}.
 
     The machine's speed drifts within a phase (other jobs share its cores), so each run of a
     case is compared with the floor measured right before and right after it; a case's ratio
-    is the median of those paired ratios over the rounds. A case of PEER_CASES also runs on
+    is the median of those paired ratios over the rounds. A case of `peer_cases` also runs on
     the peer between the same two floors, right after ours in odd rounds and right before it
     in even ones; its ratio to the peer is the median of the rounds' ratios of 2xx answers per
     second. `fresh_peer()` restarts the peer before each run of a PEER_LIMITED_CASES case.
@@ -275,7 +282,7 @@ def run_phase(site, names, specs, seconds, rounds, peer=None, peer_specs=None, f
         floors.append(before)
         for name in names:
             case = name.split("@")[0].removesuffix("_uncached")
-            on_peer = peer is not None and case in PEER_CASES
+            on_peer = peer is not None and case in peer_cases
             if on_peer and case in PEER_LIMITED_CASES and fresh_peer is not None:
                 fresh_peer()
             if number == 0:
@@ -465,6 +472,37 @@ def bench_shape(data_dir, catalogs, seconds, rounds, sustained_seconds, with_pee
         return results
 
 
+def ucp_phase(data_dir, seconds, rounds):
+    """UCP_CASES on a site of their own, loaded with the conformance suite's flower shop by
+    load_ucp_flower_shop, and on the official sample server loaded with the same data."""
+    site = Site(Path(data_dir) / "site", OUTBOUND_ALLOWED_NETWORKS="127.0.0.0/8,::1/128")
+    site.manage("migrate", "--noinput", "-v0")
+    site.manage("load_ucp_flower_shop", str(ucp_peer.FLOWER_SHOP))
+    site.prepare()  # after the loader, which sets the suite's own limits: the bench's, as for every case
+    peer = ucp_peer.SampleServer(Path(data_dir) / "sample")
+    peer.prepare()
+    with ExitStack() as running:
+        running.callback(shutil.rmtree, default_cache_dir(site.env["DATA_DIR"]), ignore_errors=True)
+        profile = ucp_peer.PlatformProfile()
+        running.callback(profile.stop)
+        for server in (site, peer):
+            server.start()
+            running.callback(server.stop)
+        create_body = Path(data_dir) / "create.json"
+        create_body.write_text(json.dumps(ucp_peer.CREATE_BODY))
+        specs, peer_specs = ({"floor": ("get.lua", "/bench/floor"), **ucp_specs(server, profile.url, create_body,
+                                                                              Path(data_dir) / f"{side}-checkouts.txt")}
+                             for server, side in ((site, "ours"), (peer, "peer")))
+        return run_phase(site, UCP_CASES, specs, seconds, rounds, peer, peer_specs, peer_cases=UCP_CASES)
+
+
+def ucp_specs(server, profile_url, create_body, checkouts_file):
+    """The wrk arguments of UCP_CASES on `server`, after making its checkouts for the update case."""
+    sessions = ucp_peer.make_checkouts(server.url, profile_url, UCP_CHECKOUTS, checkouts_file)
+    return {"ucp.checkout_create": ("ucp.lua", sessions, "create", sessions, profile_url, str(create_body)),
+            "ucp.checkout_update": ("ucp.lua", sessions, "update", sessions, profile_url, str(checkouts_file))}
+
+
 def index_versus_peer(results):
     """search_uncached@N against the peer's search@N: our full-text index, without the read cache,
     against the peer's scan. The runs are not paired (another phase), so the ratio is of medians."""
@@ -502,7 +540,7 @@ def machine():
 
 ORDER = ["floor", "agents.json", "agents.txt", "detail", "mcp.detail", "browse", "browse_deep", "search@1k", "search@10k",
          "search@100k", "search_uncached@1k", "search_uncached@10k", "search_uncached@100k", "cart.add",
-         "cart.view", "purchase_flow"]
+         "cart.view", "purchase_flow", *UCP_CASES]
 PEER_ORDER = ["agents.json", "agents.txt", "detail", "search@1k", "search@10k", "search@100k",
               "search_uncached@1k", "search_uncached@10k", "search_uncached@100k", "cart.add", "purchase_flow"]
 
@@ -540,14 +578,16 @@ def sustained_summary(s):
             f"(load average {s['load_average_1m'][0]} → {s['load_average_1m'][1]})")
 
 
-def peer_table(results):
-    """Our site and the reference SDK, case by case, from the same rounds."""
+def peer_table(results, names=PEER_ORDER):
+    """Our site and a peer, case by case, from the same rounds."""
     lines = ["| case | ours req/s | peer req/s | ours p99 ms | peer p99 ms | × peer | rounds |",
              "|---|---:|---:|---:|---:|---:|---|"]
-    for name in (name for name in PEER_ORDER if name in results):
+    for name in (name for name in names if name in results):
         r = results[name]
         p = r["peer"]
         ratio = "–" if r["ratio_to_peer"] is None else f"{r['ratio_to_peer']:.2f}"
+        if name in PEER_TARGETS and r["ratio_to_peer"] is not None:
+            ratio += f" (≥ {PEER_TARGETS[name]} {'met' if r['ratio_to_peer'] >= PEER_TARGETS[name] else 'MISSED'})"
         rounds = "/".join(f"{ratio:.2f}" for ratio in r["ratio_to_peer_rounds"]) or "medians of unpaired runs"
         lines.append(f"| {name}{errors(r, 'ours')}{errors(p, 'peer')} | {r['rps']:.0f} | {p['rps']:.0f} | "
                      f"{r['p99_ms']:.1f} | {p['p99_ms']:.1f} | {ratio} | {rounds} |")
@@ -582,10 +622,18 @@ def print_tables(title, results):
         print(f"\n{title}, side by side with the reference SDK\n\n{peer_table(results)}", flush=True)
 
 
+def print_ucp_tables(results):
+    print(f"\nUCP, the flower shop\n\n{table(results)}", flush=True)
+    print(f"\nUCP, side by side with the official sample server\n\n{peer_table(results, UCP_CASES)}", flush=True)
+
+
 def print_report(report):
-    print_tables("Embedded default", report)
-    if "skipped" not in report["scale_out"]:
+    if "agents.json" in report:
+        print_tables("Embedded default", report)
+    if "skipped" not in report.get("scale_out", {"skipped": ""}):
         print_tables("Scale-out", report["scale_out"])
+    if "skipped" not in report.get("ucp", {"skipped": ""}):
+        print_ucp_tables(report["ucp"])
 
 
 def main():
@@ -598,6 +646,8 @@ def main():
     parser.add_argument("--sustained", type=int, default=60, help="seconds of each sustained run (0: none)")
     parser.add_argument("--no-scale-out", action="store_true")
     parser.add_argument("--no-peer", action="store_true", help="without the reference SDK (bench/peer.py)")
+    parser.add_argument("--no-ucp", action="store_true", help="without the UCP cases (bench/ucp_peer.py)")
+    parser.add_argument("--only-ucp", action="store_true", help="the UCP cases alone")
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--tables", type=Path, metavar="RESULTS",
                         help="print the tables of a results file (for docs/performance.md), run nothing")
@@ -610,6 +660,29 @@ def main():
 
     started = time.monotonic()
     report = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine()}
+    no_ucp = "--no-ucp" if args.no_ucp else ucp_peer.unavailable_reason()
+    if no_ucp and not args.no_ucp:
+        sys.exit(f"The UCP sample server cannot run: {no_ucp}. Run with --no-ucp to bench without it.")
+    failed = [] if args.only_ucp else bench_agents_protocol(report, args)
+    if no_ucp:
+        report["ucp"] = {"skipped": no_ucp}
+    else:
+        with tempfile.TemporaryDirectory(prefix="acme-bench-") as data_dir:
+            print("UCP: the flower shop, beside the official sample server", flush=True)
+            report["ucp"] = ucp_phase(data_dir, args.duration, args.rounds)
+        print_ucp_tables(report["ucp"])
+        failed += [f"UCP {line}" for line in over_error_limit(report["ucp"])]
+    report["machine"]["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
+    report["minutes"] = round((time.monotonic() - started) / 60, 1)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"Wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output} "
+          f"({report['minutes']} minutes)")
+    if failed:
+        sys.exit(f"FAILED: more than {ERROR_SHARE_LIMIT:.0%} of the answers were not 2xx in\n  " + "\n  ".join(failed))
+
+
+def bench_agents_protocol(report, args):
+    """The embedded default and the scale-out shape, into `report`; the lines of over_error_limit."""
     no_peer = "--no-peer" if args.no_peer else reference_sdk.unavailable_reason()
     if no_peer and not args.no_peer:
         sys.exit(f"The reference SDK cannot run: {no_peer}. Run with --no-peer to bench without it.")
@@ -637,13 +710,7 @@ def main():
                                               not no_peer, DATABASE_URL=database, REDIS_URL=cache)
         print_tables("Scale-out", report["scale_out"])
         failed += [f"scale-out {line}" for line in over_error_limit(report["scale_out"])]
-    report["machine"]["load_average_1m_at_end"] = round(os.getloadavg()[0], 2)
-    report["minutes"] = round((time.monotonic() - started) / 60, 1)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"Wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output} "
-          f"({report['minutes']} minutes)")
-    if failed:
-        sys.exit(f"FAILED: more than {ERROR_SHARE_LIMIT:.0%} of the answers were not 2xx in\n  " + "\n  ".join(failed))
+    return failed
 
 
 if __name__ == "__main__":

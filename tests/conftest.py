@@ -34,6 +34,7 @@ SERVER_MODULES = {
     "tests/test_faults_slow_body.py", "tests/test_gunicorn_speedups.py", "tests/test_interop_openapi.py",
     "tests/test_limits_workers.py", "tests/test_package_wheel.py", "tests/test_reliability_concurrency.py",
     "tests/test_scale_out.py", "tests/test_scale_out_proxied.py", "tests/test_search_index.py",
+    "tests/test_ucp_conformance.py",
 }
 
 

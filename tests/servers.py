@@ -80,14 +80,15 @@ def site_env(data_dir, **extra):
     return env
 
 
-def start_site(data_dir, workers=2, log_worker_pids=False, **extra_env):
-    """Give data_dir a freshly migrated database (migrate) and serve it with gunicorn; waits until it answers."""
+def start_site(data_dir, workers=2, log_worker_pids=False, app="acme.wsgi", **extra_env):
+    """Give data_dir a freshly migrated database (migrate) and serve `app` (a WSGI application's
+    gunicorn name) with gunicorn; waits until it answers."""
     env = site_env(data_dir, **extra_env)
     migrate(env)
     pid_log = Path(data_dir) / "worker-pids.log" if log_worker_pids else None
     with bound_socket() as sock:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "acme.wsgi", "--bind", f"fd://{sock.fileno()}",
+            [sys.executable, "-m", "gunicorn", app, "--bind", f"fd://{sock.fileno()}",
              "--workers", str(workers), "--log-level", "warning",
              # Several test servers run at once: none may claim gunicorn's shared default control socket.
              "--no-control-socket",

@@ -55,6 +55,17 @@ def payment_handlers(origin):
             for h in PaymentHandler.objects.all()]
 
 
+def payment_handler_registry(origin):
+    """The same handlers as the spec's registry (ucp.json `payment_handlers`, required in the
+    profile and in checkout answers): entries keyed by their reverse-domain name. ucp-sdk 0.1.0,
+    which the official suite reads, takes them from `payment.handlers` instead: both are given."""
+    registry = {}
+    for handler in payment_handlers(origin):
+        registry.setdefault(handler["name"], []).append(
+            {key: handler[key] for key in ("id", "version", "spec", "config")})
+    return registry
+
+
 def schema_names():
     return {path.name for path in SCHEMAS_DIR.glob("*.json")}
 
@@ -76,6 +87,7 @@ def business_profile(origin, signing_keys=()):
                 },
             },
             "capabilities": [capability(origin, name) for name in declared_capabilities()],
+            "payment_handlers": payment_handler_registry(origin),
         },
         "payment": {"handlers": payment_handlers(origin)},
     }

@@ -128,9 +128,17 @@ def webhook_url(profile):
     """The order capability's `config.webhook_url` (order.md, "Webhook URL Configuration"), or None."""
     for entry in profile["ucp"]["capabilities"].get(ORDER_CAPABILITY, []):
         url = entry.get("config", {}).get("webhook_url")
-        if isinstance(url, str) and urlsplit(url).scheme in ("http", "https"):
+        if isinstance(url, str) and scheme_of(url) in ("http", "https"):
             return url
     return None
+
+
+def scheme_of(url):
+    """The URL's scheme, or None for text urllib cannot split ("http://[::1/x": an unclosed IPv6 host)."""
+    try:
+        return urlsplit(url).scheme
+    except ValueError:
+        return None
 
 
 def negotiated_version(platform_version):
@@ -164,7 +172,9 @@ def platform_profile_of(header):
     fields = ucp_agent_fields(header)
     negotiated_version(fields.get("version"))
     url = fields.get("profile", "")
-    profile = fetched_profile(url) if urlsplit(url).scheme in ("http", "https") else None
+    if url.lower().startswith(("http:", "https:")) and scheme_of(url) is None:
+        raise invalid_profile("its URL is malformed.")
+    profile = fetched_profile(url) if scheme_of(url) in ("http", "https") else None
     if profile is not None:
         negotiated_version(profile["ucp"]["version"])
     return profile

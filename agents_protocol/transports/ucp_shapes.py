@@ -15,7 +15,14 @@ from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
 from agents_protocol.core.money import in_minor_units
 from agents_protocol.core.provider import PaymentInstrument
-from agents_protocol.documents.ucp_profile import ORDER, VERSION, absolute, declared_capabilities, payment_handlers
+from agents_protocol.documents.ucp_profile import (
+    ORDER,
+    VERSION,
+    absolute,
+    declared_capabilities,
+    payment_handler_registry,
+    payment_handlers,
+)
 
 STATUSES = {
     CheckoutSession.Status.OPEN: "incomplete",
@@ -25,6 +32,9 @@ STATUSES = {
     CheckoutSession.Status.COMPLETED: "completed",
     CheckoutSession.Status.CANCELED: "canceled",
 }
+# checkout.json's ucp_request: what a create and an update must send (an update replaces the checkout).
+REQUIRED_ON_CREATE = ("line_items",)
+REQUIRED_ON_UPDATE = ("id", "line_items")
 CHECKOUT_FIELDS = {"id", "line_items", "currency", "buyer", "payment", "fulfillment", "discounts", "platform",
                    "context", "ucp"}
 COMPLETE_FIELDS = {"payment_data", "risk_signals", "ap2"}
@@ -45,14 +55,19 @@ def checkout_changes(body, *, creating):
     if unknown:
         raise invalid(f"Unknown field {unknown[0]!r}; a checkout takes {', '.join(sorted(CHECKOUT_FIELDS))}.",
                       f"$.{unknown[0]}")
-    if creating and "line_items" not in body:
-        raise invalid("line_items is required.", "$.line_items")
+    for field in REQUIRED_ON_CREATE if creating else REQUIRED_ON_UPDATE:
+        if field not in body:
+            raise invalid(f"{field} is required.", f"$.{field}")
+    # checkout.json omits currency from requests (the shop's currency is the checkout's); one sent
+    # must be the shop's (checkout/services.py set_lines).
     currency = body.get("currency")
-    if (creating or currency is not None) and not (isinstance(currency, str) and CURRENCY.fullmatch(currency)):
+    if currency is not None and not (isinstance(currency, str) and CURRENCY.fullmatch(currency)):
         raise invalid("currency must be an ISO 4217 code, e.g. USD.", "$.currency")
     buyer = body.get("buyer")
     if buyer is not None:
         check_buyer(buyer)
+    if "payment" in body and not isinstance(body["payment"], dict):
+        raise invalid("payment must be an object.", "$.payment")
     return services.Changes(
         lines=line_changes(body["line_items"]) if "line_items" in body else None,
         currency=currency,
@@ -190,7 +205,8 @@ def totals(checkout):
 def checkout_object(checkout, origin):
     answer = {
         "ucp": {"version": VERSION, "capabilities": [{"name": name, "version": VERSION}
-                                                     for name in declared_capabilities()]},
+                                                     for name in declared_capabilities()],
+                "payment_handlers": payment_handler_registry(origin)},
         "id": checkout.public_id,
         "status": STATUSES[checkout.status],
         "currency": checkout.currency,
