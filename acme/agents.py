@@ -105,8 +105,15 @@ def detail_answer(item_id, origin):
 
 
 def product_detail(origin, product):
+    variants = None
     if product.has_variants:  # a copy: the product read is the read cache's, shared by every call
         [product] = catalog_selectors.show_what_variants_offer([copy.copy(product)])
+        variants = catalog_selectors.active_variants(product)
+    return detail_of(origin, product, variants)
+
+
+def detail_of(origin, product, variants):
+    """The detail answer of `product`, with `variants` (its active ones) when it has variants, else None."""
     return {
         **product_summary(origin, product),
         "description": product.description,
@@ -117,15 +124,15 @@ def product_detail(origin, product):
         "stock_status": stock_status(product.stock),
         "image_url": f"{origin}{product.image.url}" if product.image else None,
         "created": iso_utc(product.created),
-        **variant_fields(product),
+        **variant_fields(product, variants),
     }
 
 
-def variant_fields(product):
+def variant_fields(product, variants):
     """A parent lists its variants (cart.add takes a variant's id, not the parent's); a variant
     names its parent and what sets it apart."""
-    if product.has_variants:
-        return {"variants": [variant(v) for v in catalog_selectors.active_variants(product)]}
+    if variants is not None:
+        return {"variants": [variant(v) for v in variants]}
     if product.variant_of_id is not None:
         return {"variant_of": product.variant_of.public_id, "attributes": product.variant_attributes or {}}
     return {}
@@ -278,6 +285,10 @@ class AcmeProvider(ShopProvider):
         if order is None:
             raise CapabilityError(404, "unknown_order", f"This session has no order {order_id!r}.")
         return order_summary(order)
+
+    def catalog_items(self, context: CallContext):
+        for product, variants in catalog_selectors.products_with_variants():
+            yield detail_of(context.origin, product, variants if product.has_variants else None)
 
     def paid_sessions(self, session_pks):
         return cart_selectors.sessions_with_confirmed_orders(session_pks)

@@ -333,6 +333,7 @@ AGENTS_PROTOCOL = {
     # The demo's sandbox for agent developers (docs/agent-testing.md): a session named with
     # sandbox:rate-limit gets 3 calls a minute, one named with sandbox:short-session lives 10 s.
     "SANDBOX": {"REQUESTS_PER_MINUTE": 3, "SESSION_TTL_SECONDS": 10},
+    "ACP_PRODUCT_FEED": True,  # the demo's catalog is small and public
     # SQLite: one host, so every process that edits or serves the configuration shares a signal in
     # shared memory, and requests read the revision row only when it moved (acme/embedded/stamp.py).
     "REVISION_SIGNAL": "acme.embedded.stamp.SharedMemoryStamp" if EMBEDDED_DATABASE else None,

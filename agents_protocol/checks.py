@@ -21,7 +21,7 @@
 | W002    | an enabled capability's provider method is not overridden (501 too)         |
 | W003    | the app writes to SQLite without WAL, immediate transactions or a busy timeout |
 | W004    | Django is told the site is behind a proxy, but TRUSTED_PROXY_COUNT is 0 (`check --deploy`) |
-| W005    | UCP is on, but the task backend runs a task at once (Django's default): order webhooks would be sent in the request and never retried |
+| W005    | UCP or ACP is on, but the task backend runs a task at once (Django's default): order webhooks would be sent in the request and never retried |
 
 E007, E009, E010, W001, W002, W003 and W005 read the database, so they are database checks (Tags.database): like
 Django's own, they run with `manage.py check --database default` and before `migrate`, not
@@ -381,18 +381,18 @@ def _audit_enabled():
 
 @register(Tags.database)
 def order_webhooks_have_a_worker(app_configs, databases=None, **kwargs):
-    """W005: with UCP on, order events go to platforms as tasks; a backend that cannot defer one
+    """W005: with UCP or ACP on, order events go to platforms as tasks; a backend that cannot defer one
     (django.tasks' ImmediateBackend, the default without TASKS) runs it in the request and cannot retry it."""
     if not _reads(CommerceConfig, databases):
         return []
     try:
-        ucp_enabled = CommerceConfig.objects.filter(pk=1).values_list("ucp_enabled", flat=True).first()
+        enabled = CommerceConfig.objects.filter(pk=1).values_list("ucp_enabled", "acp_enabled").first()
     except DatabaseError:
         return []  # not migrated yet
-    if not ucp_enabled or deliver_order_event.get_backend().supports_defer:
+    if not any(enabled or ()) or deliver_order_event.get_backend().supports_defer:
         return []
     return [Warning(
-        "UCP is on, but the task backend runs each task at once: order webhooks would be sent inside the "
+        "UCP or ACP is on, but the task backend runs each task at once: order webhooks would be sent inside the "
         "request that changed the order, and a failed one never retried.",
         hint='Set TASKS to a backend with a worker, e.g. {"default": {"BACKEND": '
              '"django_tasks_db.DatabaseBackend"}} with django_tasks_db installed and `manage.py db_worker` running.',

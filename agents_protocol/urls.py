@@ -3,7 +3,7 @@ import re
 from django.urls import path, re_path
 
 from agents_protocol.core.models import MCP_ENDPOINTS
-from agents_protocol.core.reserved import INSPECTOR_PATH
+from agents_protocol.core.reserved import ACP_FEED_PATH, INSPECTOR_PATH
 from agents_protocol.documents import acp_discovery, interop, ucp_profile
 from agents_protocol.http import documents as views
 from agents_protocol.http import views as agent_views
@@ -32,6 +32,7 @@ urlpatterns = [
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<str:skill_id>"), pactspec_views.invoke, name="pactspec_skill"),
     path(at(interop.PACTSPEC_INVOKE_PATH, "/<str:skill_id>/tests.json"), pactspec_views.test_suite,
          name="pactspec_test_suite"),
+    path(at(ACP_FEED_PATH, "<str:name>"), views.acp_feed, name="acp_feed"),
     path(at(INSPECTOR_PATH, "<str:secret>"), inspector.page, name="inspector"),
     path(at(INSPECTOR_PATH, "<str:secret>/state"), inspector.state, name="inspector_state"),
     path(at(INSPECTOR_PATH, "<str:secret>/artifact"), inspector.artifact, name="inspector_artifact"),

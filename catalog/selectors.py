@@ -189,3 +189,27 @@ def list_categories():
     # Aggregating queries ignore Meta.ordering, so the order is spelled out.
     categories = Category.objects.annotate(product_count=active_products)
     return list(categories.order_by("position", "name"))
+
+
+def products_with_variants(chunk_size=500):
+    """Every listed product for sale with its active variants (cheapest first), as (product,
+    variants), in id order, a product with variants showing what they offer (as
+    show_what_variants_offer). A chunk of products and one query for their variants at a time
+    (keyset pagination), so the whole catalog is read in memory that does not grow with it."""
+    any_variant = Product.objects.filter(variant_of=OuterRef("pk"))
+    listed = visible_products().annotate(has_variants=Exists(any_variant)).order_by("pk")
+    last_pk = 0
+    while chunk := list(listed.filter(pk__gt=last_pk)[:chunk_size]):
+        variants = {}
+        for variant in Product.objects.active().filter(variant_of__in=chunk).order_by("price", "name", "id"):
+            variants.setdefault(variant.variant_of_id, []).append(variant)
+        for product in chunk:
+            offered = variants.get(product.pk, [])
+            if offered:
+                product.stock = sum(variant.stock for variant in offered)
+                product.price = min((v.price for v in offered if v.stock > 0), default=offered[0].price)
+            yield product, offered
+            # Read, the image is a FieldFile referring back to the product: a cycle that only the
+            # garbage collector frees, many chunks later. Its name in its place frees both at once.
+            product.image = product.image.name
+        last_pk = chunk[-1].pk

@@ -223,3 +223,22 @@ class TestSingleLookups:
 )
 def test_stock_status(mugs, stock, status):
     assert make_product(name="Oat Mug", category=mugs, stock=stock).stock_status == status
+
+
+class TestProductsWithVariants:
+    def test_every_listed_product_once_across_chunks_with_what_its_variants_offer(self, mugs):
+        plain = [make_product(category=mugs) for _ in range(3)]
+        parent = make_product(category=mugs, price=Decimal("99.00"))
+        sold_out = make_product(category=mugs, variant_of=parent, price=Decimal("12.00"), stock=0)
+        cheapest_in_stock = make_product(category=mugs, variant_of=parent, price=Decimal("15.00"), stock=4)
+        make_product(category=mugs, variant_of=parent, price=Decimal("9.00"), is_active=False)
+        make_product(category=mugs, is_active=False)
+
+        found = list(selectors.products_with_variants(chunk_size=2))
+
+        assert [product.pk for product, _ in found] == [product.pk for product in [*plain, parent]]
+        by_pk = {product.pk: (product, variants) for product, variants in found}
+        listed_parent, variants = by_pk[parent.pk]
+        assert variants == [sold_out, cheapest_in_stock]  # active ones, cheapest first
+        assert (listed_parent.has_variants, listed_parent.stock, listed_parent.price) == (True, 4, Decimal("15.00"))
+        assert all(not by_pk[product.pk][0].has_variants and by_pk[product.pk][1] == [] for product in plain)

@@ -25,6 +25,7 @@ PATH = re.compile(r"^[\w.-]+(/[\w.-]+)*/?$")
 FILE_SUFFIXES = (".py", ".md", ".sh", ".conf", ".json", ".toml", ".txt", ".html", ".js", ".css", ".lua", ".yml")
 NOT_FILES = {"agents.json", "agents.txt", "llms.txt", "pactspec.json", "agent-card.json", "openapi.json",
              "tests.json", ".mcp.json", "agents-config.json",  # documents the site serves or a reader writes
+             "metadata.json",  # the ACP product feed's, which acp_feed_export writes
              "tools/list", "tools/call"}  # MCP methods
 TREE_ROOTS = ("agents_protocol", "acme", "catalog", "cart", "tests", "deploy", "bench", "scripts", "tools",
               "templates", "docs", "static")
@@ -178,9 +179,9 @@ def test_every_name_the_pages_mention_exists():
 
 def test_the_architecture_names_every_transport_and_only_those():
     # jsonrpc.py: what a2a.py and mcp.py share; ucp_shapes.py, ucp_events.py, ucp_testing.py: what ucp.py maps,
-    # (acp_shapes.py: what acp.py maps)
-    # its order webhooks and the suite's simulation endpoint. None is a transport.
-    helpers = {"__init__", "jsonrpc", "ucp_shapes", "ucp_events", "ucp_testing", "acp_shapes"}
+    # its order webhooks and the suite's simulation endpoint; acp_shapes.py, acp_events.py: what acp.py maps
+    # and its order webhooks. None is a transport.
+    helpers = {"__init__", "jsonrpc", "ucp_shapes", "ucp_events", "ucp_testing", "acp_shapes", "acp_events"}
     modules = {path.stem for path in (ROOT / "agents_protocol" / "transports").glob("*.py")} - helpers
     assert modules == {"a2a", "pactspec", "mcp", "ucp", "acp"}
     assert set(TRANSPORT.findall(text_of(ROOT / "docs" / "architecture.md"))) == modules

@@ -442,5 +442,8 @@ def test_ucp_without_a_deferring_task_backend_is_warned_about(settings):
     (warning,) = [m for m in run_checks(databases=["default"]) if m.id == "agents_protocol.W005"]
     assert "never retried" in warning.msg
 
-    CommerceConfig.objects.filter(pk=1).update(ucp_enabled=False)
+    CommerceConfig.objects.filter(pk=1).update(ucp_enabled=False, acp_enabled=True)  # ACP's order webhooks too
+    assert "agents_protocol.W005" in ids(run_checks(databases=["default"]))
+
+    CommerceConfig.objects.filter(pk=1).update(acp_enabled=False)
     assert "agents_protocol.W005" not in ids(run_checks(databases=["default"]))

@@ -113,6 +113,10 @@ class AgentsProtocolSettings(DeclaredSettings):
         30, WholeNumber(1),
         "recorded calls older than this many days are deleted by a worker writing its calls, at most once an "
         "hour, and by `manage.py agents_prune`.")
+    ACP_PRODUCT_FEED = Setting(
+        False, Boolean(),
+        "`True`: the ACP product feed (public catalog data) is served at `/acp/feed/products.jsonl` and "
+        "`/acp/feed/metadata.json`.")
     AUTHENTICATION_CLASSES = Setting(
         ["agents_protocol.http.authentication.AgentSessionAuthentication"], DottedPaths(),
         "the pipeline's step that says who is calling: the agent session of the three token headers.")

@@ -45,6 +45,11 @@ def as_money(amount, currency):
     return _decimal(amount).quantize(_quantum(currency), ROUND_HALF_UP, MONEY_CONTEXT)  # positional: a third cheaper
 
 
+def in_minor_units(amount, currency):
+    """`amount` as a whole number of the currency's minor units (cents), half up: 12.5 USD is 1250."""
+    return int(as_money(amount, currency).scaleb(minor_units(currency)))
+
+
 def money_written(data, currency=None):
     """`data` (dicts and lists of JSON values) with every amount under MONEY_KEYS written as money.
 

@@ -6,7 +6,7 @@ Decimal for money; datetimes, dates, UUIDs, lazy text and sets are written too: 
 and raises `agents_protocol.core.errors.CapabilityError` to refuse.
 `context` tells who is asking and how to build absolute URLs.
 """
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -73,6 +73,8 @@ class ItemPage:
     items: list
     total: int
 
+
+CATALOG_PAGE = 100  # browse's largest page (core/defaults.py), read by catalog_items
 
 DEFAULT_HANDOFF_MESSAGE = "Give this link to your human to review the order and pay. Do not open it yourself."
 
@@ -209,6 +211,22 @@ class ShopProvider:
 
     def contact(self, context: CallContext, *, name: str, email: str, message: str) -> dict:
         raise not_implemented("contact")
+
+    def catalog_items(self, context: CallContext) -> Iterable[dict]:
+        """Every item for sale as the detail capability answers it (a product with variants lists
+        them under `variants`), for the product feed (documents/acp_feed.py). Here browse's pages,
+        newest first, and the detail of each: a shop with many products overrides it with a
+        generator that reads its catalog in chunks, so the feed streams in bounded memory."""
+        page = 1
+        while True:
+            listed = self.browse(context, category=None, sort="newest", page=page, limit=CATALOG_PAGE)
+            for summary in listed.items:
+                item = self.item_detail(context, item_id=str(summary["id"]))
+                if item is not None:
+                    yield item
+            if not listed.items or page * CATALOG_PAGE >= listed.total:
+                return
+            page += 1
 
     # Checkout sessions of the commerce protocols (agents_protocol/checkout/): optional. A shop
     # without shipping options declares no fulfillment, without discounts no discount codes, and

@@ -16,6 +16,7 @@ A2A_RPC_PATH = "/.well-known/agents/a2a"
 PACTSPEC_INVOKE_PATH = "/.well-known/agents/pactspec"
 INSPECTOR_PATH = "/.well-known/agents/inspect/"  # agents_protocol.urls routes it to inspector/views.py
 MCP_ENDPOINTS = ("/mcp", "/.well-known/agents/mcp")
+ACP_FEED_PATH = "/acp/feed/"  # the ACP product feed's files (documents/acp_feed.py)
 
 # Paths an endpoint template may not match: one of each kind the app serves.
 SERVED_PATHS = (
@@ -25,7 +26,7 @@ SERVED_PATHS = (
     *MCP_ENDPOINTS,
 )
 # Prefixes of whole path spaces the app serves.
-SERVED_PREFIXES = (f"{PACTSPEC_INVOKE_PATH}/", INSPECTOR_PATH, f"{A2A_RPC_PATH}/")
+SERVED_PREFIXES = (f"{PACTSPEC_INVOKE_PATH}/", INSPECTOR_PATH, f"{A2A_RPC_PATH}/", ACP_FEED_PATH)
 
 # The calls of the session and audit endpoints, as the router and the audit chain name them.
 SESSION_CREATE, SESSION_DELETE, SESSION_END, AUDIT = "session.create", "session.delete", "session.end", "audit"

@@ -1,12 +1,17 @@
 """The well-known discovery documents. Plain Django views: no session, no CSRF, no templates."""
 from django.core.exceptions import DisallowedHost
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.views.decorators.csrf import csrf_exempt
 
 from agents_protocol.core import codec
 from agents_protocol.core.conf import app_settings
+from agents_protocol.core.config import current_config
 from agents_protocol.core.errors import CapabilityError, envelope_of
+from agents_protocol.core.provider import CallContext, get_provider
+from agents_protocol.documents import acp_feed as acp_feed_document
+from agents_protocol.documents.interop import site_base
 from agents_protocol.http.client import request_origin
 from agents_protocol.http.cors import allow_any_origin, preflight_response
 from agents_protocol.http.exceptions import refusal_for
@@ -59,6 +64,33 @@ def document_view(kind):
     serve.document_kind = kind
     return serve
 
+
+@csrf_exempt
+def acp_feed(request, name):
+    """The ACP product feed's `products.jsonl` (streamed as the catalog is read) or `metadata.json`,
+    when ACP_PRODUCT_FEED is on; 404 otherwise."""
+    if not app_settings.ACP_PRODUCT_FEED or name not in (acp_feed_document.PRODUCTS_FILE,
+                                                          acp_feed_document.METADATA_FILE):
+        return allow_any_origin(_refusal(CapabilityError(404, "not_found", "No such document.")))
+    if request.method == "OPTIONS":
+        return preflight_response([*READ_METHODS, "OPTIONS"])
+    if request.method not in READ_METHODS:
+        return _method_not_allowed()
+    try:
+        origin = request_origin(request)
+    except DisallowedHost as error:
+        return allow_any_origin(_refusal(refusal_for(error)))
+    config = current_config()
+    if name == acp_feed_document.METADATA_FILE:
+        response = HttpResponse(codec.encode_document(acp_feed_document.feed_metadata(config, timezone.now())),
+                                content_type=codec.JSON_CONTENT_TYPE)
+    else:
+        context = CallContext(session=None, origin=site_base(config, origin))
+        items = get_provider().catalog_items(context)
+        response = StreamingHttpResponse(acp_feed_document.product_lines(items, config.site.name),
+                                         content_type=acp_feed_document.JSONL_CONTENT_TYPE)
+    response["Cache-Control"] = f"public, max-age={app_settings.DOCUMENT_MAX_AGE}"
+    return allow_any_origin(response)
 
 def is_document_view(view):
     """True for a view document_view made."""

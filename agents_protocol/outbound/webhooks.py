@@ -44,12 +44,17 @@ def enqueue_order_event(profile_url, payload, business_profile_url=None):
     `business_profile_url` (this shop's /.well-known/ucp), when given, identifies the business
     in the `UCP-Agent` header of the delivery, as the order capability asks.
     """
-    arguments = (profile_url, json.dumps(payload, separators=(",", ":")), timezone.now().isoformat(), 1,
-                 business_profile_url)
+    enqueue_in_transaction(deliver_order_event, profile_url, json.dumps(payload, separators=(",", ":")),
+                           timezone.now().isoformat(), 1, business_profile_url)
+
+
+def enqueue_in_transaction(task, *arguments):
+    """Enqueue `task` with `arguments` in the current transaction, or once it commits
+    (WEBHOOK_ENQUEUE_ON_COMMIT): every order event's first delivery attempt."""
     if app_settings.WEBHOOK_ENQUEUE_ON_COMMIT:
-        transaction.on_commit(lambda: deliver_order_event.enqueue(*arguments), robust=True)
+        transaction.on_commit(lambda: task.enqueue(*arguments), robust=True)
     else:
-        deliver_order_event.enqueue(*arguments)
+        task.enqueue(*arguments)
 
 
 def retry_delay(attempt):
@@ -71,7 +76,9 @@ def deliver_order_event(profile_url, body, occurred_at, attempt, business_profil
         failure = str(refusal)
     except CapabilityError as refusal:
         failure = refusal.message
-    raise DeliveryFailed(_retry_or_drop(profile_url, body, occurred_at, attempt, business_profile_url, failure))
+    raise DeliveryFailed(retry_or_drop(deliver_order_event, (profile_url, body, occurred_at, attempt + 1,
+                                                             business_profile_url),
+                                       occurred_at, attempt, failure, profile_url))
 
 
 def _headers(body, business_profile_url):
@@ -81,13 +88,16 @@ def _headers(body, business_profile_url):
     return headers
 
 
-def _retry_or_drop(profile_url, body, occurred_at, attempt, business_profile_url, failure):
+def retry_or_drop(task, next_arguments, occurred_at, attempt, failure, target):
+    """After `attempt` failed (`failure` says why): enqueue `task` with `next_arguments` (the next
+    attempt's) after retry_delay(attempt), or drop the event, logged, when it happened (at
+    `occurred_at`, ISO 8601) longer than WEBHOOK_MAX_AGE_SECONDS before then. The sentence for
+    DeliveryFailed; `target` names the webhook in the log."""
     run_after = timezone.now() + timedelta(seconds=retry_delay(attempt))
     if run_after - datetime.fromisoformat(occurred_at) > timedelta(seconds=app_settings.WEBHOOK_MAX_AGE_SECONDS):
-        logger.error("Order event for %s dropped after %d attempts: %s", profile_url, attempt, failure)
+        logger.error("Order event for %s dropped after %d attempts: %s", target, attempt, failure)
         return f"Attempt {attempt} failed ({failure}); the event is too old to retry and was dropped."
-    deliver_order_event.using(run_after=run_after).enqueue(profile_url, body, occurred_at, attempt + 1,
-                                                           business_profile_url)
-    logger.warning("Order event for %s: attempt %d failed (%s), retrying at %s", profile_url, attempt, failure,
+    task.using(run_after=run_after).enqueue(*next_arguments)
+    logger.warning("Order event for %s: attempt %d failed (%s), retrying at %s", target, attempt, failure,
                    run_after.isoformat())
     return f"Attempt {attempt} failed ({failure}); attempt {attempt + 1} runs at {run_after.isoformat()}."

@@ -3,6 +3,7 @@ stored, never put in a message cookie), revoked from the key list; the key's has
 read only."""
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -29,6 +30,7 @@ class PlatformAdmin(admin.ModelAdmin):
     search_fields = ["name", "contact_email"]
     readonly_fields = ["issue_key_button"]
     inlines = [PlatformKeyInline]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def get_urls(self):
         issue = self.admin_site.admin_view(self.issue_key)

@@ -10,6 +10,7 @@ import base64
 import binascii
 
 from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import models
 from django.utils import timezone
 
@@ -44,6 +45,12 @@ class Platform(models.Model):
         help_text="The platform's Ed25519 public key (base64url). Set: every request must carry a valid "
                   "Signature and a Timestamp within the allowed clock skew.")
     expires_at = models.DateTimeField(null=True, blank=True, help_text="Empty: never. Test-mode keys expire.")
+    webhook_url = models.URLField(
+        max_length=2000, blank=True, validators=[URLValidator(schemes=["https"])],
+        help_text="Where the platform receives order events (ACP's order webhook). Empty: none are sent.")
+    webhook_secret = models.CharField(
+        max_length=200, blank=True,
+        help_text="The secret the platform gave for its webhook: each event is signed with it (Merchant-Signature).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -51,6 +58,10 @@ class Platform(models.Model):
 
     def __str__(self):
         return self.name
+
+    def clean(self):
+        if self.webhook_url and not self.webhook_secret:
+            raise ValidationError({"webhook_secret": "Enter the secret the platform gave for its webhook."})
 
     @property
     def is_live(self):

@@ -13,7 +13,7 @@ from agents_protocol.checkout import services
 from agents_protocol.checkout.models import CheckoutLink, CheckoutSession
 from agents_protocol.core.errors import CapabilityError
 from agents_protocol.core.formats import iso_utc
-from agents_protocol.core.money import minor_units
+from agents_protocol.core.money import in_minor_units
 from agents_protocol.core.provider import PaymentInstrument
 from agents_protocol.documents.ucp_profile import (
     ORDER,
@@ -172,7 +172,7 @@ def payment_instrument(body):
 # Answers ------------------------------------------------------------------------------------------
 
 def minor(amount, currency):
-    return int(Decimal(amount).scaleb(minor_units(currency)).to_integral_value())
+    return in_minor_units(amount, currency)
 
 
 def amounts(subtotal, total, currency):
