@@ -143,10 +143,12 @@ schema used is seed 000's, of branch claude/agents-protocol-jVQe1, commit
 `tests/test_conformance.py` replays every wire assertion of those texts over HTTP and asserts
 each entry below.
 
-- **Statuses.** Session create `201 Created`; cart.add `200`.
+- **Session create status.** `201 Created` (review-repo: `200`).
+- **cart.add status.** `200` (the status tables: `201`).
 - **search answer.** `data` is `{results, total, page, limit}` (agents-protocol's object plus
   `limit`), not review-repo's bare array: paging needs the total.
-- **Session token and TTL.** 32 random bytes in base64url; `session.ttl_seconds`, 1800 s by default.
+- **Session token format.** 32 random bytes in base64url, not a UUID.
+- **Session TTL.** `session.ttl_seconds`, 1800 s by default (seed 001: 3600).
 - **Session end answer.** `{ended: true, session_id, ended_at, audit_url}`, without
   agents-protocol's echo of the token.
 - **Audit URL.** `GET /.well-known/agents/api/audit/:session_id` takes the public `session_id`
@@ -159,12 +161,13 @@ each entry below.
   header the API reads, not a fixed list.
 - **cart.add name and price.** Accepted and ignored: a line costs the shop's price.
 - **checkout answer.** `{checkout_url, human_handoff: true, expires_at, message, order_id}`.
-- **agents.json.** Seed 000's shape and `schema_version` `"0.1.0"`.
+- **schema_version.** `"0.1.0"`, as seed 000 and its schema say.
+- **agents.json keys.** Seed 000's shape, which its schema closes.
 - **agents.txt fields.** Seed 002's (review-repo): `Site`, one `Allow` line per capability,
   `Agents-JSON`, `Flow`, `Rate-Limit: N/minute`, `Session-TTL: Ns`, `Audit-Endpoint`.
 - **Endpoint layout.** Seed 001's (`/cart/add` POST, `/cart/view` GET …); admin can switch to
   agents-protocol's one `/cart` path.
-- **Additions** an agent may ignore: `code`, `fields`, `session_id`, `ttl_seconds`,
+- **Additions.** An agent may ignore `code`, `fields`, `session_id`, `ttl_seconds`,
   `inspect_url`, `notices` (changes the agent did not make), `X-RateLimit-*`, `X-Request-ID`,
   `Idempotency-Key`, and more statuses than the seeds list.
 """

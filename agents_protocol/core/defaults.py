@@ -116,6 +116,7 @@ DEFAULT_CONFIG = {
     "audit": {"enabled": True, "endpoint": f"{API}/audit/:session_id"},
     "mcp": {"enabled": True, "endpoint": "/mcp"},
     "ucp": {"enabled": False, "payment_handlers": [], "links": []},  # admin turns UCP on
+    "acp": {"enabled": False, "versions": ["2026-04-17"], "intervention_types": []},  # and ACP (checkout/models.py)
     "capabilities": DEFAULT_CAPABILITIES,
     "flows": [
         {
