@@ -166,6 +166,22 @@ def test_staff_issue_a_key_shown_once_and_revoke_it(client, shop):
     assert keys.live_key(raw_key) is None
 
 
+def test_admin_writes_the_webhook_secret_and_never_shows_it(client, shop):
+    client.force_login(User.objects.create_superuser("staff", "staff@example.com", "pw-not-used"))
+    platform = Platform.objects.create(name="Agent Co", webhook_url="https://agent.example/hooks",
+                                       webhook_secret="whsec-first")
+    change = f"/admin/agents_protocol/platform/{platform.pk}/change/"
+    assert b"whsec-first" not in client.get(change).content
+    form = {"name": "Agent Co", "is_active": "on", "requests_per_minute": 300, "max_open_checkouts": 1000,
+            "webhook_url": "https://agent.example/hooks", "webhook_secret": "",
+            "keys-TOTAL_FORMS": 0, "keys-INITIAL_FORMS": 0}
+    saved = client.post(change, form)
+    assert saved.status_code == 302, saved.context["adminform"].form.errors if saved.context else saved
+    assert Platform.objects.get(pk=platform.pk).webhook_secret == "whsec-first"  # left empty: kept
+    assert client.post(change, {**form, "webhook_secret": "whsec-second"}).status_code == 302
+    assert Platform.objects.get(pk=platform.pk).webhook_secret == "whsec-second"
+
+
 def test_developers_page_gives_an_expiring_test_key_with_low_limits(client, shop):
     page = client.get("/developers/")
     assert b"csrfmiddlewaretoken" in page.content and b"Get a test-mode key" in page.content

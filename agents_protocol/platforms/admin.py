@@ -1,6 +1,7 @@
 """Admin of platforms: keys issued on the platform's page (shown once on the answer page, never
 stored, never put in a message cookie), revoked from the key list; the key's hash and times
 read only."""
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
@@ -23,8 +24,26 @@ class PlatformKeyInline(admin.TabularInline):
         return False
 
 
+class PlatformForm(forms.ModelForm):
+    """The webhook secret is written, never shown again: the page holds no secret to read over a
+    shoulder or from a cached page. Left empty, the secret stays as it was."""
+
+    webhook_secret = forms.CharField(
+        required=False, strip=True, max_length=200, widget=forms.PasswordInput(render_value=False),
+        help_text="The secret the platform gave for its webhook (Merchant-Signature). Never shown again; "
+                  "leave empty to keep the one stored.")
+
+    class Meta:
+        model = Platform
+        fields = "__all__"
+
+    def clean_webhook_secret(self):
+        return self.cleaned_data["webhook_secret"] or self.instance.webhook_secret
+
+
 @admin.register(Platform)
 class PlatformAdmin(admin.ModelAdmin):
+    form = PlatformForm
     list_display = ["name", "is_active", "test_mode", "requests_per_minute", "max_open_checkouts", "expires_at"]
     list_filter = ["is_active", "test_mode"]
     search_fields = ["name", "contact_email"]
