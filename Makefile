@@ -46,7 +46,7 @@ migrate: install
 
 demo: migrate
 	$(BIN)/python manage.py load_demo_catalog
-	$(BIN)/python manage.py open_demo_acp
+	$(BIN)/python manage.py open_demo_commerce
 	$(BIN)/python manage.py ensure_superuser
 
 serve: install

@@ -1,5 +1,5 @@
-"""`manage.py open_demo_acp`: the public demo as the place to test an ACP agent against
-(`make demo` runs it after load_demo_catalog). ACP on with 3-D Secure, the test payment handler
+"""`manage.py open_demo_commerce`: the public demo as the place to test a UCP or ACP agent against
+(`make demo` runs it after load_demo_catalog). UCP on, ACP on with 3-D Secure, the test payment handler
 (`mock_payment_handler`: its tokens on /developers/) when admin lists none, and a standard
 shipping rate when the shop has none, so a checkout can be completed. Through the app's own
 `agents_config` export and import, as an operator would; what staff configured stays."""
@@ -22,7 +22,7 @@ STANDARD_RATE = {"rate_id": "standard", "country_code": ShippingRate.DEFAULT_COU
 
 
 class Command(BaseCommand):
-    help = "Turn ACP on for the demo, with the test payment handler and a shipping rate if none exist."
+    help = "Turn UCP and ACP on for the demo, with the test payment handler and a shipping rate if none exist."
 
     def handle(self, *args, **options):
         if not ShippingRate.objects.exists():
@@ -30,6 +30,7 @@ class Command(BaseCommand):
         exported = StringIO()
         call_command("agents_config", "export", stdout=exported)
         config = json.loads(exported.getvalue())
+        config["ucp"]["enabled"] = True
         config["acp"] = {**config["acp"], "enabled": True, "intervention_types": ["3ds"]}
         if not config["ucp"]["payment_handlers"]:
             config["ucp"]["payment_handlers"] = [TEST_HANDLER]
@@ -37,4 +38,4 @@ class Command(BaseCommand):
             json.dump(config, file)
             file.flush()
             call_command("agents_config", "import", file.name, stdout=StringIO())
-        self.stdout.write(self.style.SUCCESS("ACP is on: test keys at /developers/."))
+        self.stdout.write(self.style.SUCCESS("UCP and ACP are on: /.well-known/ucp; ACP test keys at /developers/."))
