@@ -131,6 +131,15 @@ class AgentView(APIView):
         self.authenticate(request)
         self.check_throttles(request)
 
+    def json_object_body(self, refused):
+        """The request's body, a JSON object ({} when none was sent); any other JSON is the
+        transport's refusal `refused(sentence)`."""
+        sent = self.django_request.META.get("CONTENT_LENGTH") not in (None, "", "0")
+        data = self.request.data if sent else {}
+        if not isinstance(data, dict):
+            raise refused("The request body must be a JSON object.")
+        return data
+
     def resolve(self, request, *args, **kwargs):
         """Find the call: set `capability` and `requires_session` (and whatever the transport needs)."""
         raise NotImplementedError

@@ -229,10 +229,7 @@ class AcpView(AgentView):
         return services.Caller(self.config, self.checkout.agent_session, self.origin)
 
     def body(self):
-        data = self.request.data if self.django_request.META.get("CONTENT_LENGTH") not in (None, "", "0") else {}
-        if not isinstance(data, dict):
-            raise acp_shapes.invalid("The request body must be a JSON object.")
-        return data
+        return self.json_object_body(acp_shapes.invalid)
 
     def answer(self, checkout, status=200):
         data = acp_shapes.checkout_object(checkout, self.origin, self.platform, self.commerce.acp_intervention_types)

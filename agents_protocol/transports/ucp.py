@@ -193,10 +193,7 @@ class UcpView(AgentView):
         return services.Caller(self.config, self.request.auth, self.origin)
 
     def body(self):
-        data = self.request.data if self.django_request.META.get("CONTENT_LENGTH") not in (None, "", "0") else {}
-        if not isinstance(data, dict):
-            raise ucp_shapes.invalid("The request body must be a JSON object.")
-        return data
+        return self.json_object_body(ucp_shapes.invalid)
 
     def answer(self, data, status=200):
         return PipelineResponse(data, status=status)
