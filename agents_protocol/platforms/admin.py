@@ -24,6 +24,13 @@ class PlatformKeyInline(admin.TabularInline):
         return False
 
 
+def https_urls(db_field, **kwargs):
+    """Form fields of the model's own, its URLs read as https when written without a scheme."""
+    if isinstance(db_field, models.URLField):
+        kwargs["assume_scheme"] = "https"
+    return db_field.formfield(**kwargs)
+
+
 class PlatformForm(forms.ModelForm):
     """The webhook secret is written, never shown again: the page holds no secret to read over a
     shoulder or from a cached page. Left empty, the secret stays as it was."""
@@ -36,6 +43,7 @@ class PlatformForm(forms.ModelForm):
     class Meta:
         model = Platform
         fields = "__all__"
+        formfield_callback = https_urls
 
     def clean_webhook_secret(self):
         return self.cleaned_data["webhook_secret"] or self.instance.webhook_secret
