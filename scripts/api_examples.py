@@ -101,6 +101,7 @@ from this shop's provider (`acme/agents.py`, `cart/services.py`); another shop m
 | 401 | `api_key_required` | *(ACP)* no bearer key | send the platform's key |
 | 401 | `invalid_api_key` | *(ACP)* an unknown, revoked or expired key | ask the shop for one |
 | 401 | `invalid_signature` | *(ACP)* a bad `Signature` or stale `Timestamp` | sign again |
+| 403 | `forbidden` | a permission class the shop added to `PERMISSION_CLASSES` refused the call | ask the shop; the sentence is its own |
 | 403 | `wrong_simulation_secret` | *(UCP, tests)* `/testing/simulate-shipping/{id}` without the site's `Simulation-Secret` | send the configured secret |
 | 403 | `forbidden_origin` | an MCP request from a browser page of another site | call from outside the browser, or the site's origin |
 | 404 | `not_found` | no capability at this path, or the shop found nothing for the call | read endpoints from agents.json |

@@ -13,6 +13,7 @@ import pytest
 from django.test import RequestFactory
 from django_ratelimit import core
 from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.permissions import BasePermission
 
 from agents_protocol.http.authentication import AgentSessionAuthentication
 from agents_protocol.http.exceptions import envelope_exception_handler
@@ -77,6 +78,15 @@ class RefusingAuthentication(AgentSessionAuthentication):
         raise AuthenticationFailed("Shop tokens only.")
 
 
+class RefusingPermission(BasePermission):
+    """A shop's permission that refuses every call of an authenticated session."""
+
+    message = "This shop's agents only."
+
+    def has_permission(self, request, view):
+        return False
+
+
 class ShopStep(Step):
     """A shop's step: a header on every answer, refusals included."""
 
@@ -137,6 +147,15 @@ def test_a_shop_authentications_drf_refusal_is_the_transports_401(transport, tok
     refused(outcome, 401, "session_invalid")
     assert outcome.http_status == transport.session_refusal_status("session_invalid")
     assert outcome.headers["WWW-Authenticate"] == 'Bearer realm="agents"'
+
+
+def test_a_shop_permissions_drf_refusal_is_the_transports_403(transport, token, settings):
+    """DRF's PermissionDenied, from a shop's permission class, is 403 `forbidden` with the class's
+    own sentence in each transport's form, never a 500; nothing runs."""
+    steps(settings, PERMISSION_CLASSES=[f"{__name__}.RefusingPermission"])
+    outcome = transport.call("cart.add", {"item_id": "mug"}, token=token)
+    refused(outcome, 403, "forbidden")
+    assert not CartLine.objects.exists()
 
 
 def test_without_the_setting_mcp_reads_the_session_from_mcp_session_id(token, site_client):

@@ -47,6 +47,8 @@ def refusal_for(exc, request_id="-"):
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):  # a shop's own AUTHENTICATION_CLASSES
         code = "session_required" if isinstance(exc, drf.NotAuthenticated) else "session_invalid"
         return CapabilityError(401, code, str(exc.detail), headers={"WWW-Authenticate": REALM_HEADER})
+    if isinstance(exc, drf.PermissionDenied):  # a shop's own PERMISSION_CLASSES
+        return CapabilityError(403, "forbidden", str(exc.detail))
     if isinstance(exc, drf.Throttled):
         return throttled(exc)
     if isinstance(exc, drf.UnsupportedMediaType):
