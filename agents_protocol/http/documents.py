@@ -54,6 +54,35 @@ def _refusal(refusal):
     return HttpResponse(codec.encode(envelope_of(refusal)), status=refusal.status, content_type=codec.JSON_CONTENT_TYPE)
 
 
+def switched_document(is_on, when_off, max_age):
+    """A decorator: a read-only view answering GET and HEAD with `build(request, **kwargs)` (an
+    HttpResponse), cacheable for `max_age` seconds, from any origin; while `is_on()` is false the
+    envelope's 404 saying `when_off`. Refusals (405, 404, an unknown Host) in the envelope."""
+    def decorate(build):
+        @csrf_exempt
+        def serve(request, **kwargs):
+            if request.method == "OPTIONS":
+                return preflight_response([*READ_METHODS, "OPTIONS"])
+            try:
+                if request.method not in READ_METHODS:
+                    raise CapabilityError(405, "method_not_allowed", "This document is read-only; use GET.",
+                                          headers={"Allow": "GET, HEAD, OPTIONS"})
+                if not is_on():
+                    raise CapabilityError(404, "not_found", when_off)
+                response = build(request, **kwargs)
+                response["Cache-Control"] = f"public, max-age={max_age}"
+            except (CapabilityError, DisallowedHost) as error:
+                refusal = refusal_for(error)
+                response = _refusal(refusal)
+                for name, value in refusal.headers.items():
+                    response[name] = value
+            return allow_any_origin(response)
+
+        return serve
+
+    return decorate
+
+
 def document_view(kind):
     """The view serving the published document `kind` (a key of publishing.RENDERERS)."""
 

@@ -4,46 +4,21 @@ Plain Django views like the other discovery documents (http/documents.py): reada
 origin, the envelope's 404 while admin has UCP turned off (CommerceConfig) or for a name the
 profile does not use.
 """
-from django.core.exceptions import DisallowedHost
 from django.http import HttpResponse
-from django.views.decorators.csrf import csrf_exempt
 
 from agents_protocol.checkout.models import CommerceConfig
 from agents_protocol.core import codec
-from agents_protocol.core.errors import CapabilityError, envelope_of, not_found
+from agents_protocol.core.errors import not_found
 from agents_protocol.documents import ucp_profile
 from agents_protocol.http.client import request_origin
-from agents_protocol.http.cors import allow_any_origin, preflight_response
-from agents_protocol.http.exceptions import refusal_for
+from agents_protocol.http.documents import switched_document
 from agents_protocol.outbound.signing import public_jwk
 
-READ_METHODS = ("GET", "HEAD")
 MAX_AGE = 300
 
 
-def read_only(build):
-    """A view answering GET and HEAD with `build(request, **kwargs)` (an HttpResponse)."""
-    @csrf_exempt
-    def serve(request, **kwargs):
-        if request.method == "OPTIONS":
-            return preflight_response([*READ_METHODS, "OPTIONS"])
-        try:
-            if request.method not in READ_METHODS:
-                raise CapabilityError(405, "method_not_allowed", "This document is read-only; use GET.",
-                                      headers={"Allow": "GET, HEAD, OPTIONS"})
-            if not CommerceConfig.load().ucp_enabled:
-                raise not_found("This shop does not serve the Universal Commerce Protocol.")
-            response = build(request, **kwargs)
-            response["Cache-Control"] = f"public, max-age={MAX_AGE}"
-        except (CapabilityError, DisallowedHost) as error:
-            refusal = refusal_for(error)
-            response = HttpResponse(codec.encode(envelope_of(refusal)), status=refusal.status,
-                                    content_type=codec.JSON_CONTENT_TYPE)
-            for name, value in refusal.headers.items():
-                response[name] = value
-        return allow_any_origin(response)
-
-    return serve
+read_only = switched_document(lambda: CommerceConfig.load().ucp_enabled,
+                              "This shop does not serve the Universal Commerce Protocol.", MAX_AGE)
 
 
 @read_only
