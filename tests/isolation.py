@@ -19,6 +19,7 @@ from pathlib import Path
 CREATED = None if "DATA_DIR" in os.environ else tempfile.mkdtemp(prefix="acme-tests-")
 if CREATED:
     os.environ["DATA_DIR"] = CREATED
+RUN_DATA_DIR = Path(os.environ["DATA_DIR"])  # the whole run's, shared by its xdist workers
 if "PYTEST_XDIST_WORKER" in os.environ:  # set by xdist before a worker loads its plugins
     CREATED = str(Path(os.environ["DATA_DIR"]) / os.environ["PYTEST_XDIST_WORKER"])
     os.makedirs(CREATED, exist_ok=True)

@@ -1,4 +1,5 @@
 """Run the real site under gunicorn in a subprocess, on its own data directory."""
+import fcntl
 import json
 import os
 import random
@@ -11,8 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import psycopg
 import requests
+
+from tests.isolation import RUN_DATA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,32 +143,57 @@ def on_every_worker(site, check, workers, attempts=30):
 
 
 def migrate(env):
-    """Migrate the site's database. On SQLite (no DATABASE_URL) a DATA_DIR without one gets a copy of a
-    database that `manage.py migrate` made once in this process for the same environment; a site
-    started again on its DATA_DIR keeps its database."""
+    """Migrate the site's database. A new one (an SQLite file not there yet, or a PostgreSQL database
+    with no tables) becomes a copy of one migrated once in this run for the same installed apps
+    (migration_shape); one migrated already is migrated again with `manage.py migrate`."""
+    if "DATABASE_URL" in env:
+        _migrate_postgresql(env)
+        return
     target = Path(env["DATA_DIR"]) / "db.sqlite3"
-    if "DATABASE_URL" in env or target.exists():
+    if target.exists() and target.stat().st_size:
         _manage_migrate(env)
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    with closing(sqlite3.connect(_migrated_template(env))) as source, closing(sqlite3.connect(target)) as copy:
+    with closing(sqlite3.connect(_migrated_sqlite(env))) as source, closing(sqlite3.connect(target)) as copy:
         source.backup(copy)
 
 
-_TEMPLATES = {}  # the environment but RUN_TIME_ONLY -> a database migrated with it
-RUN_TIME_ONLY = {"DATA_DIR", "SECRET_KEY", "INSTANCE_NAME", "HOST", "PORT", "STATIC_ROOT", "GUNICORN_CMD_ARGS",
-                 "LOG_LEVEL"}  # settings that change nothing migrate writes
+def migration_shape(env):
+    """What decides the migrations a site has: its settings module, and Redis, which adds the RQ
+    apps (acme/settings.py). No migration reads anything else of the environment."""
+    key = f"{env['DJANGO_SETTINGS_MODULE']}-{'redis' if env.get('REDIS_URL') else 'embedded'}"
+    return key.replace(".", "_")
 
 
-def _migrated_template(env):
-    shape = tuple(sorted((key, value) for key, value in env.items() if key not in RUN_TIME_ONLY))
-    if shape not in _TEMPLATES:
-        # Beside the tests' own database (tests/isolation.py removes it), per process (pytest-xdist's workers).
-        data_dir = Path(os.environ["DATA_DIR"]) / f"migrated-{os.getpid()}-{len(_TEMPLATES)}"
-        data_dir.mkdir()
-        _manage_migrate({**env, "DATA_DIR": str(data_dir), "CACHE_DIR": str(data_dir / "cache")})
-        _TEMPLATES[shape] = data_dir / "db.sqlite3"
-    return _TEMPLATES[shape]
+def _migrated_sqlite(env):
+    """The run's migrated SQLite database of env's shape, made by the first xdist worker needing it."""
+    data_dir = RUN_DATA_DIR / f"migrated-{migration_shape(env)}"
+    with open(f"{data_dir}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (data_dir / "done").exists():
+            data_dir.mkdir(exist_ok=True)
+            _manage_migrate({**env, "DATA_DIR": str(data_dir), "CACHE_DIR": str(data_dir / "cache")})
+            (data_dir / "done").touch()
+    return data_dir / "db.sqlite3"
+
+
+def _migrate_postgresql(env):
+    """A database with no tables is dropped and made again as a copy of the server's database
+    migrated for env's shape, itself made at the first such site (CREATE DATABASE ... TEMPLATE)."""
+    url = urlsplit(env["DATABASE_URL"])
+    with psycopg.connect(env["DATABASE_URL"]) as connection:
+        migrated = connection.execute("SELECT to_regclass('django_migrations')").fetchone()[0] is not None
+    if migrated:
+        _manage_migrate(env)
+        return
+    template = f"migrated_{migration_shape(env)}".lower()
+    with psycopg.connect(url._replace(path="/postgres").geturl(), autocommit=True) as connection:
+        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [template]).fetchone():
+            connection.execute(f'CREATE DATABASE "{template}"')
+            _manage_migrate({**env, "DATABASE_URL": url._replace(path=f"/{template}").geturl()})
+        name = url.path.lstrip("/")
+        connection.execute(f'DROP DATABASE "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
 
 
 def _manage_migrate(env):
