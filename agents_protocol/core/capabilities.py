@@ -44,10 +44,18 @@ def register(name, handler=None, *, output=None):
     import, with jsonschema's SchemaError."""
     if handler is None:
         return lambda function: register(name, function, output=output)
+    if output is not None:
+        Draft202012Validator.check_schema(output)
+    return register_checked(name, handler, output)
+
+
+def register_checked(name, handler, output):
+    """register() for an `output` already known to be a JSON Schema: the built-in handlers'
+    (core/outputs.py), which tests/test_provider_answers.py checks, so that a process does not
+    check them again at start-up (about 20 ms)."""
     if output is None:
         _outputs.pop(name, None)
     else:
-        Draft202012Validator.check_schema(output)
         _outputs[name] = output
     _handlers[name] = handler
     return handler
