@@ -17,8 +17,6 @@ then adds a `reserve` capability in admin, which routes it and publishes it.
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from jsonschema import Draft202012Validator
-
 from agents_protocol.core.provider import CallContext
 
 
@@ -45,6 +43,8 @@ def register(name, handler=None, *, output=None):
     if handler is None:
         return lambda function: register(name, function, output=output)
     if output is not None:
+        from jsonschema import Draft202012Validator  # here: a site without outputs of its own never needs it
+
         Draft202012Validator.check_schema(output)
     return register_checked(name, handler, output)
 
