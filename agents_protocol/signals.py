@@ -1,11 +1,12 @@
-"""Bump the configuration revision whenever any configuration row changes; and the order events
+"""Bump the configuration revision whenever any configuration row changes (once for a whole
+write in `one_revision_bump`); and the order events
 of checkout sessions (`ucp_order_event`, agents_protocol/checkout/signals.py)."""
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from agents_protocol.checkout.models import CommerceConfig
 from agents_protocol.checkout.signals import ucp_order_event  # noqa: F401 (the app's public name for it)
-from agents_protocol.core.config import bump_revision
+from agents_protocol.core.config import bump_revision, bumping_once
 from agents_protocol.core.models import (
     AuditConfig,
     Capability,
@@ -27,5 +28,5 @@ CONFIG_MODELS = (
 @receiver(post_save)
 @receiver(post_delete)
 def config_changed(sender, raw=False, **kwargs):
-    if sender in CONFIG_MODELS and not raw:
+    if sender in CONFIG_MODELS and not raw and not bumping_once():
         bump_revision()
