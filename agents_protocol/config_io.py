@@ -209,26 +209,41 @@ def write_config(data, get_model, validate):
 
 def _write_config(data, get_model, validate):
     errors = []
-    new_rows = {}  # model -> rows for one INSERT, in the order of the file (without `validate`)
+    new_rows = {}  # model -> new rows for one INSERT, in the order of the file
 
     def model(name):
         return get_model("agents_protocol", name)
 
+    def valid(obj, where, exclude=()):
+        if not validate:
+            return True
+        try:
+            obj.full_clean(exclude=exclude)
+        except ValidationError as error:
+            errors.extend(f"{where}: {message}" for message in _messages(error))
+            return False
+        return True
+
     def save(obj, where):
-        if validate:
-            try:
-                obj.full_clean()
-            except ValidationError as error:
-                errors.extend(f"{where}: {message}" for message in _messages(error))
-                return False
+        if not valid(obj, where):
+            return False
         obj.save()
         return True
 
     def add(obj, where):
+        """A new row, which validation checks against the rows before it: saved at once then."""
         if validate:
             return save(obj, where)
         new_rows.setdefault(type(obj), []).append(obj)
         return True
+
+    def add_part(obj, where, new_relations):
+        """A new row of a new row (a capability's parameter, a flow's step), checked on its own and
+        then kept for the INSERT: left out are the checks of `new_relations`, its foreign keys to
+        rows this write added (they exist) and, with them, that a parameter's name is unique in
+        its capability (it is a key of the file's object)."""
+        if valid(obj, where, exclude=new_relations):
+            new_rows.setdefault(type(obj), []).append(obj)
 
     def singleton(model_name, **values):
         obj = model(model_name).objects.filter(pk=1).first() or model(model_name)(pk=1)
@@ -274,7 +289,7 @@ def _write_config(data, get_model, validate):
             continue
         capabilities[capability.name] = capability
         for param_position, (param_name, param) in enumerate(entry.get("params", {}).items()):
-            add(model("CapabilityParam")(
+            add_part(model("CapabilityParam")(
                 capability=capability,
                 name=param_name,
                 type=param["type"],
@@ -289,7 +304,7 @@ def _write_config(data, get_model, validate):
                 max_length=param.get("max_length"),
                 format=param.get("format", ""),
                 position=param_position,
-            ), f"{where}.params.{param_name}")
+            ), f"{where}.params.{param_name}", ["capability"])
         declared = {name: param["type"] for name, param in entry.get("params", {}).items()}
         problem = path_param_problem(entry["endpoint"], declared)
         if problem:
@@ -304,8 +319,8 @@ def _write_config(data, get_model, validate):
             if step not in capabilities:
                 errors.append(f"{where}.steps[{step_position}]: unknown capability {step!r}.")
                 continue
-            add(model("FlowStep")(flow=flow, capability=capabilities[step], position=step_position),
-                f"{where}.steps[{step_position}]")
+            add_part(model("FlowStep")(flow=flow, capability=capabilities[step], position=step_position),
+                     f"{where}.steps[{step_position}]", ["flow", "capability"])
     for row_model, rows in new_rows.items():  # a table's rows come after those they refer to
         row_model.objects.bulk_create(rows)
     return errors
