@@ -61,12 +61,14 @@ def test_import_replaces_the_config_and_bumps_the_revision(tmp_path, capsys):
     assert exported(capsys) == data
 
 
-def test_a_row_saved_on_its_own_as_admin_saves_it_bumps_the_revision():
+def test_a_row_saved_or_deleted_on_its_own_as_admin_does_bumps_the_revision():
     revision = current_revision()
     capability = Capability.objects.get(name="search")
     capability.description = "Find products"
     capability.save()
     assert current_revision() == revision + 1
+    Capability.objects.get(name="contact").delete()
+    assert current_revision() > revision + 1
 
 
 def config_rows():
