@@ -162,21 +162,20 @@ def session_by_token_hash(token_hash):
         row = cursor.fetchone()
     if row is None:
         return None
-    values = [loaded(field, value) for field, value in zip(SESSION_FIELDS, row)]
+    values = [value if value is None or load is None else load(value) for load, value in zip(SESSION_LOADERS, row)]
     return AgentSession.from_db(connection.alias, SESSION_ATTNAMES, values)
 
 
-def loaded(field, value):
-    """A column's value as the ORM loads it into `field` (from_db() takes values as loaded)."""
-    if value is None:
-        return None
+def loader(field):
+    """How a column's value (not None) is loaded into `field` as the ORM loads it (from_db() takes
+    values as loaded): a function, or None for the value as it is."""
     if isinstance(field, models.DateTimeField):
-        return aware(value)
+        return aware
     if isinstance(field, models.BooleanField):
-        return bool(value)  # SQLite gives 0 or 1
+        return bool  # SQLite gives 0 or 1
     if hasattr(field, "from_db_value"):  # JSONField: the cursor gives its text
-        return field.from_db_value(value, None, connection)
-    return value
+        return lambda value: field.from_db_value(value, None, connection)
+    return None
 
 
 def aware(value):
@@ -186,6 +185,9 @@ def aware(value):
         zone = settings.DATABASES[connection.alias].get("TIME_ZONE")
         return timezone.make_aware(value, zoneinfo.ZoneInfo(zone) if zone else UTC)
     return value
+
+
+SESSION_LOADERS = tuple(loader(field) for field in SESSION_FIELDS)  # chosen once: every authenticated call loads a session
 
 
 def _unauthorized(code, message):
