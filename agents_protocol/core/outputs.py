@@ -256,7 +256,8 @@ def _scalar_writer(kind, is_uri, minimum):
 def _object_writer(schema):
     rules = schema.get("properties", {})
     required = schema.get("required", ())
-    properties = tuple((key, writer(rule), key in required, _refuses_null(rule)) for key, rule in rules.items())
+    properties = tuple((key, writer(rule), key in required, _refuses_null(rule), _written_as_given(rule))
+                       for key, rule in rules.items())
     required_elsewhere = tuple(key for key in required if key not in rules)
     dependent = tuple(schema.get("dependentRequired", {}).items())
 
@@ -267,8 +268,10 @@ def _object_writer(schema):
             return value
         written = value
         problems = [f"no {key}" for key in required_elsewhere if value.get(key) is None] if required_elsewhere else []
-        for key, write_property, is_required, refuses_null in properties:
+        for key, write_property, is_required, refuses_null, as_given in properties:
             old = value.get(key, ABSENT)
+            if type(old) in as_given:  # the usual value: nothing to check or rewrite
+                continue
             if old is ABSENT or old is None:
                 if is_required:
                     problems.append(f"no {key}")
@@ -297,6 +300,17 @@ def _object_writer(schema):
                         break
         return written
     return write
+
+
+def _written_as_given(rule):
+    """The exact types of the values `rule`'s writer answers as they are without a check that
+    reads the value (a minimum, a URI's scheme): the object writer skips calling it for them."""
+    kind = rule.get("type")
+    if not isinstance(kind, str) or kind not in JSON_TYPES or kind in ("object", "array") or "minimum" in rule:
+        return ()
+    if kind == "string":
+        return () if rule.get("format") == "uri" else (str,)
+    return JSON_TYPES[kind]
 
 
 def _refuses_null(rule):
