@@ -12,7 +12,7 @@ import zoneinfo
 from datetime import UTC, timedelta
 
 from django.conf import settings
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, models, transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -163,7 +163,7 @@ def session_by_token_hash(token_hash):
     if row is None:
         return None
     values = [value if value is None or load is None else load(value) for load, value in zip(SESSION_LOADERS, row)]
-    return AgentSession.from_db(connection.alias, SESSION_ATTNAMES, values)
+    return AgentSession.from_db(DEFAULT_DB_ALIAS, SESSION_ATTNAMES, values)  # `connection` is the default one
 
 
 def loader(field):
@@ -181,9 +181,9 @@ def loader(field):
 def aware(value):
     """A datetime as the ORM loads it: with USE_TZ, a database without time zones (SQLite) gives
     it back naive, in the database's TIME_ZONE setting (UTC without one), as Django documents."""
-    if settings.USE_TZ and timezone.is_naive(value):
-        zone = settings.DATABASES[connection.alias].get("TIME_ZONE")
-        return timezone.make_aware(value, zoneinfo.ZoneInfo(zone) if zone else UTC)
+    if settings.USE_TZ and value.tzinfo is None:
+        zone = settings.DATABASES[DEFAULT_DB_ALIAS].get("TIME_ZONE")
+        return value.replace(tzinfo=zoneinfo.ZoneInfo(zone) if zone else UTC)  # timezone.make_aware's, unchecked
     return value
 
 
