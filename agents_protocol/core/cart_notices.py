@@ -8,7 +8,13 @@ the line, from what to what. Lines have the one declared shape (core/outputs.py 
 """
 from decimal import Decimal
 
+from django.db import connection
+
 from agents_protocol.core.money import money_written
+
+# A fixed statement on Django's cursor, as the audit chain's (audit/chain.py): every cart change runs
+# it in its write transaction, and compiling the ORM's update() costs several times the write.
+STORE_SHOWN_CART = "UPDATE agents_protocol_agentsession SET shown_cart = %(shown)s WHERE id = %(id)s"
 
 
 def snapshot(cart):
@@ -28,7 +34,9 @@ def snapshot(cart):
 def remember(session, shown):
     """Keep `shown` (a snapshot) as the cart the session's agent has seen."""
     if session.shown_cart != shown:
-        type(session).objects.filter(pk=session.pk).update(shown_cart=shown)
+        column = type(session)._meta.get_field("shown_cart")
+        with connection.cursor() as cursor:  # the value prepared as the ORM saves it
+            cursor.execute(STORE_SHOWN_CART, {"shown": column.get_db_prep_save(shown, connection), "id": session.pk})
         session.shown_cart = shown
 
 
