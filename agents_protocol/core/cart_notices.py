@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.db import connection
 
-from agents_protocol.core.money import money_written
+from agents_protocol.core.money import amount_written
 
 # A fixed statement on Django's cursor, as the audit chain's (audit/chain.py): every cart change runs
 # it in its write transaction, and compiling the ORM's update() costs several times the write.
@@ -21,14 +21,14 @@ def snapshot(cart):
     """What the agent sees of `cart` (a cart answer), JSON-ready; None for no cart."""
     if not isinstance(cart, dict) or not isinstance(cart.get("items"), list):
         return None
-    cart = money_written(dict(cart))
+    currency = cart.get("currency")
     lines = {}
     for line in cart["items"]:
         if isinstance(line, dict) and line_id(line) is not None:
-            price = line.get("unit_price")
+            price = amount_written(line, "unit_price", currency)
             lines[line_id(line)] = [str(line.get("name") or line_id(line)),
                                     None if price is None else str(price), line.get("quantity")]
-    return {"lines": lines, "subtotal": str(cart.get("subtotal")), "currency": cart.get("currency")}
+    return {"lines": lines, "subtotal": str(amount_written(cart, "subtotal")), "currency": currency}
 
 
 def remember(session, shown):
