@@ -256,7 +256,7 @@ def _scalar_writer(kind, is_uri, minimum):
 def _object_writer(schema):
     rules = schema.get("properties", {})
     required = schema.get("required", ())
-    properties = tuple((key, writer(rule), key in required, _refuses_null(rule), _written_as_given(rule))
+    properties = tuple((key, writer(rule), key in required, _refuses_null(rule), *_written_as_given(rule))
                        for key, rule in rules.items())
     required_elsewhere = tuple(key for key in required if key not in rules)
     dependent = tuple(schema.get("dependentRequired", {}).items())
@@ -268,9 +268,9 @@ def _object_writer(schema):
             return value
         written = value
         problems = [f"no {key}" for key in required_elsewhere if value.get(key) is None] if required_elsewhere else []
-        for key, write_property, is_required, refuses_null, as_given in properties:
+        for key, write_property, is_required, refuses_null, as_given, minimum in properties:
             old = value.get(key, ABSENT)
-            if type(old) in as_given:  # the usual value: nothing to check or rewrite
+            if type(old) in as_given and (minimum is None or old >= minimum):  # the usual value: as it is
                 continue
             if old is ABSENT or old is None:
                 if is_required:
@@ -303,14 +303,15 @@ def _object_writer(schema):
 
 
 def _written_as_given(rule):
-    """The exact types of the values `rule`'s writer answers as they are without a check that
-    reads the value (a minimum, a URI's scheme): the object writer skips calling it for them."""
+    """(exact types, minimum or None): the values `rule`'s writer answers as they are, which the
+    object writer checks itself instead of calling it. No types for a URI (its scheme is read),
+    an object or an array."""
     kind = rule.get("type")
-    if not isinstance(kind, str) or kind not in JSON_TYPES or kind in ("object", "array") or "minimum" in rule:
-        return ()
+    if not isinstance(kind, str) or kind not in JSON_TYPES or kind in ("object", "array"):
+        return (), None
     if kind == "string":
-        return () if rule.get("format") == "uri" else (str,)
-    return JSON_TYPES[kind]
+        return () if rule.get("format") == "uri" else (str,), None
+    return JSON_TYPES[kind], rule.get("minimum")
 
 
 def _refuses_null(rule):
