@@ -1,7 +1,8 @@
 """Real PostgreSQL and Redis servers for the scale-out tests: loopback only, data in a
-temporary directory, started once per test run and stopped at its end.
+temporary directory, started once per test run (per xdist worker) and stopped at its end.
 
-Import the fixtures into a test module (`from tests.backing_services import postgres_server`).
+A plugin (pytest.ini: `-p tests.backing_services`): its fixtures are every module's, so that
+all share one server each; a module importing a fixture would get one of its own.
 scripts/install-system-deps installs both servers from Debian, and `make test` runs it; a
 missing binary fails the test with that hint (never a skip). PostgreSQL refuses to run as
 root, so as root initdb and the server run as the `postgres` user the package creates.

@@ -13,6 +13,13 @@ from agents_protocol.testing import install_default_config, reset_config_cache
 from tests.api_client import InProcessRequests
 
 
+def pytest_configure(config):
+    # Every Django test client loads the middleware anew, and WhiteNoise's scans the static files
+    # when it is made: 2,400 scans a run. With autorefresh it finds a file when one is asked for.
+    # The sites the tests start as servers keep the shipped settings.
+    settings.WHITENOISE_AUTOREFRESH = True
+
+
 @pytest.fixture(scope="session", autouse=True)
 def remove_shared_memory_caches(tmp_path_factory):
     """Sites served from temporary data dirs keep their cache in shared memory (acme/embedded/cache_dir.py),

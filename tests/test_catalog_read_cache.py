@@ -13,7 +13,6 @@ from acme.agents import detail_answer
 from catalog import selectors
 from catalog.models import Category, Product
 from catalog.read_cache import catalog_version
-from tests.backing_services import postgres_server  # noqa: F401 (fixture)
 from tests.factories import make_category, make_product
 from tests.servers import ROOT, migrate, set_rate_limit, site_env, start_site
 
@@ -64,7 +63,7 @@ def test_every_catalog_change_replaces_the_version_on_sqlite():
     assert len(set(versions.values())) == len(versions), versions
 
 
-def test_every_catalog_change_replaces_the_version_on_postgresql(postgres_server, tmp_path):  # noqa: F811
+def test_every_catalog_change_replaces_the_version_on_postgresql(postgres_server, tmp_path):
     env = site_env(tmp_path, DATABASE_URL=postgres_server.create_database("acme_read_cache"))
     migrate(env)
     code = "from tests.test_catalog_read_cache import postgresql_main; postgresql_main()"

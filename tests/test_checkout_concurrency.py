@@ -10,7 +10,6 @@ import pytest
 import requests
 
 from tests.api_client import API, ok_data
-from tests.backing_services import postgres_server  # noqa: F401 (fixture)
 from tests.servers import start_site
 from tests.test_checkout_pages import DETAILS, TIMEOUT, Human, agent_checkout
 
@@ -215,7 +214,7 @@ def test_five_handoffs_racing_for_the_last_unit_confirm_exactly_one(site):
     assert DETAILS["name"] in next(r for r in responses if r.status_code == 200).text
 
 
-def test_on_postgresql_the_human_who_waited_for_the_last_unit_is_told_it_sold_out(tmp_path, postgres_server):  # noqa: F811
+def test_on_postgresql_the_human_who_waited_for_the_last_unit_is_told_it_sold_out(tmp_path, postgres_server):
     site = start_site(tmp_path, workers=1, DATABASE_URL=postgres_server.create_database("checkout_last_unit"))
     try:
         create_jar(site, stock=1)
@@ -235,7 +234,7 @@ def test_on_postgresql_the_human_who_waited_for_the_last_unit_is_told_it_sold_ou
         site.stop()
 
 
-def test_on_postgresql_two_confirmations_sharing_a_product_do_not_deadlock(tmp_path, postgres_server):  # noqa: F811
+def test_on_postgresql_two_confirmations_sharing_a_product_do_not_deadlock(tmp_path, postgres_server):
     site = start_site(tmp_path, workers=1, DATABASE_URL=postgres_server.create_database("checkout_two_jars"))
     try:
         assert site.manage("shell", "-v0", "-c", CREATE_TWO_JARS).returncode == 0

@@ -16,7 +16,6 @@ from agents_protocol.core.config import (
     read_revision,
 )
 from agents_protocol.models import ConfigRevision
-from tests.backing_services import postgres_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +98,7 @@ def test_a_database_that_cannot_be_opened_fails_with_djangos_database_error(tmp_
     assert type(failure.value).__module__ == "django.db.utils"
 
 
-def test_postgresql_reads_the_revision_and_fails_with_djangos_database_error(postgres_server):  # noqa: F811
+def test_postgresql_reads_the_revision_and_fails_with_djangos_database_error(postgres_server):
     database = other_database(postgres_server.create_database("revision_read"))
     try:
         with pytest.raises(DatabaseError) as failure:

@@ -6,7 +6,6 @@ import sys
 
 import pytest
 
-from tests.backing_services import postgres_server  # noqa: F401 (fixture)
 from tests.servers import ROOT, site_env
 
 TOGETHER = 3

@@ -20,7 +20,6 @@ import requests
 from agents_protocol.audit.verification import verify
 from agents_protocol.core.defaults import MAX_SESSIONS
 from tests.api_client import API, SESSION_PATH
-from tests.backing_services import postgres_server, redis_server  # noqa: F401 (fixtures)
 from tests.servers import migrate, serve_site, set_rate_limit, site_env
 
 TIMEOUT = 60
@@ -71,7 +70,7 @@ def embedded(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def scale_out(tmp_path_factory, postgres_server, redis_server):  # noqa: F811
+def scale_out(tmp_path_factory, postgres_server, redis_server):
     database = postgres_server.create_database("acme_reliability")
     env = site_env(tmp_path_factory.mktemp("scale-out"), TRUSTED_PROXY_COUNT="1", CART_MAX_QUANTITY="100",
                    DATABASE_URL=database, REDIS_URL=redis_server, SECRET_KEY=secrets.token_urlsafe(50))

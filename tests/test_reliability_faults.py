@@ -14,7 +14,6 @@ import requests
 
 from agents_protocol.audit import verify
 from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, ok_data
-from tests.backing_services import own_redis_server, postgres_server  # noqa: F401 (fixtures)
 from tests.servers import migrate, serve_site, site_env, start_site
 
 RECOVERY_ATTEMPTS = 40  # × 0.5 s
@@ -43,7 +42,7 @@ def record_count(database_url):
 
 
 @pytest.fixture
-def on_postgres(tmp_path, postgres_server):  # noqa: F811
+def on_postgres(tmp_path, postgres_server):
     env = site_env(tmp_path, DATABASE_URL=postgres_server.create_database(f"acme_fault_{secrets.token_hex(4)}"))
     migrate(env)
     site = serve_site(env, workers=2)
@@ -52,7 +51,7 @@ def on_postgres(tmp_path, postgres_server):  # noqa: F811
     site.stop()
 
 
-def test_a_stopped_database_is_a_503_envelope_and_the_site_recovers_when_it_returns(on_postgres, postgres_server):  # noqa: F811
+def test_a_stopped_database_is_a_503_envelope_and_the_site_recovers_when_it_returns(on_postgres, postgres_server):
     agent = AgentClient(on_postgres.url)
     agent.start_session()
     agent.add_to_cart("mug-celadon", 1)
@@ -83,7 +82,7 @@ def test_a_stopped_database_is_a_503_envelope_and_the_site_recovers_when_it_retu
 
 
 @pytest.fixture
-def scale_out_instance(tmp_path, postgres_server, own_redis_server):  # noqa: F811
+def scale_out_instance(tmp_path, postgres_server, own_redis_server):
     env = site_env(tmp_path, DATABASE_URL=postgres_server.create_database(f"acme_cache_{secrets.token_hex(4)}"),
                    REDIS_URL=own_redis_server.url, SECRET_KEY=secrets.token_urlsafe(50))
     migrate(env)
@@ -93,7 +92,7 @@ def scale_out_instance(tmp_path, postgres_server, own_redis_server):  # noqa: F8
     site.stop()
 
 
-def test_redis_down_refuses_every_api_call_with_503_stores_no_key_and_recovers(scale_out_instance, own_redis_server):  # noqa: F811
+def test_redis_down_refuses_every_api_call_with_503_stores_no_key_and_recovers(scale_out_instance, own_redis_server):
     site = scale_out_instance
     agent = AgentClient(site.url)
     agent.start_session()

@@ -12,7 +12,6 @@ import redis
 import requests
 
 from tests.api_client import API, SESSION_PATH, AgentClient, assert_error, ok_data
-from tests.backing_services import postgres_server, redis_server  # noqa: F401 (fixtures)
 from tests.bursts import assert_exact, burst, fresh_window
 from tests.servers import migrate, serve_site, set_rate_limit, site_env
 
@@ -20,7 +19,7 @@ ITEM = "mug-celadon"
 
 
 @pytest.fixture(scope="module")
-def shared(postgres_server, redis_server):  # noqa: F811
+def shared(postgres_server, redis_server):
     """What every instance of one deployment shares: the backing services and two secrets."""
     return {
         "DATABASE_URL": postgres_server.create_database("acme_scale_out"),

@@ -35,7 +35,6 @@ from requests.adapters import HTTPAdapter
 
 from agents_protocol.audit import verify
 from tests.api_client import API, SESSION_PATH, assert_error, ok_data
-from tests.backing_services import postgres_server, redis_server  # noqa: F401 (fixtures)
 from tests.build_cache import built
 from tests.bursts import assert_exact, burst, fresh_window
 from tests.servers import ROOT, free_port
@@ -199,7 +198,7 @@ def start_nginx(root, port, upstream_ports):
 
 
 @pytest.fixture(scope="module")
-def deployment(postgres_server, redis_server):  # noqa: F811
+def deployment(postgres_server, redis_server):
     if not os.path.exists(NGINX):
         pytest.fail("nginx is not installed: install it with scripts/install-system-deps (make test runs it)")
     root = Path(tempfile.mkdtemp(prefix="acme-proxied-"))

@@ -16,7 +16,6 @@ from django.test.utils import CaptureQueriesContext
 
 from catalog import selectors
 from catalog.models import Category, Product
-from tests.backing_services import postgres_server  # noqa: F401 (fixture)
 from tests.factories import make_category, make_product
 from tests.servers import ROOT, migrate, site_env
 
@@ -109,7 +108,7 @@ def postgres_index_options():
 
 
 @pytest.fixture(scope="module")
-def postgres_run(postgres_server, tmp_path_factory):  # noqa: F811
+def postgres_run(postgres_server, tmp_path_factory):
     env = site_env(tmp_path_factory.mktemp("search-pg"),
                    DATABASE_URL=postgres_server.create_database("acme_search"))
     migrate(env)

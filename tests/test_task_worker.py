@@ -12,7 +12,6 @@ import uuid
 import pytest
 import requests
 
-from tests.backing_services import postgres_server, redis_server  # noqa: F401 (fixtures)
 from tests.platform_server import PlatformServer
 from tests.servers import ROOT, free_port, migrate, site_env
 
