@@ -187,7 +187,7 @@ def aware(value):
     return value
 
 
-SESSION_LOADERS = tuple(loader(field) for field in SESSION_FIELDS)  # chosen once: every authenticated call loads a session
+SESSION_LOADERS = tuple(loader(field) for field in SESSION_FIELDS)  # chosen once: every authenticated call loads one
 
 
 def _unauthorized(code, message):
