@@ -21,6 +21,9 @@ COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 
 COPY . .
+# The app's bytecode, compiled once here: its processes may not write it (PYTHONDONTWRITEBYTECODE, and
+# /app is not the user's), so each would compile every module from source at start-up (about 0.15 s).
+RUN python -m compileall -q .
 # collectstatic reads the settings, which in production need a secret key: a throwaway one,
 # and a throwaway DATA_DIR, so nothing secret or stateful stays in the image.
 RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" DATA_DIR=/tmp/build-data \

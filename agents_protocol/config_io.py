@@ -7,7 +7,6 @@ error rolls the whole import back.
 from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from jsonschema import Draft7Validator
 
 from agents_protocol.checkout.models import CheckoutLink, CommerceConfig, PaymentHandler
 from agents_protocol.core.config import load_config
@@ -174,6 +173,10 @@ def _export_capability(capability):
 
 def import_config(data):
     """Replace the configuration with `data`, or raise ConfigFileError and change nothing."""
+    # Imported here: the settings' check imports this module at every start (SITE_FIELDS), and
+    # jsonschema costs a process about 35 ms to import.
+    from jsonschema import Draft7Validator
+
     shape_errors = [
         f"{'.'.join(str(p) for p in e.absolute_path) or '(file)'}: {e.message}"
         for e in Draft7Validator(CONFIG_FILE_SCHEMA).iter_errors(data)

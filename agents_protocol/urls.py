@@ -10,7 +10,7 @@ from agents_protocol.http import views as agent_views
 from agents_protocol.http.routing import AGENTS_NAMESPACE
 from agents_protocol.inspector import views as inspector
 from agents_protocol.http import acp_documents, ucp_documents
-from agents_protocol.transports import a2a, acp, mcp, ucp, ucp_testing
+from agents_protocol.transports import a2a, acp, mcp_route, ucp, ucp_testing
 from agents_protocol.transports import pactspec as pactspec_views
 
 app_name = "agents_protocol"
@@ -37,7 +37,7 @@ urlpatterns = [
     path(at(INSPECTOR_PATH, "<str:secret>/state"), inspector.state, name="inspector_state"),
     path(at(INSPECTOR_PATH, "<str:secret>/artifact"), inspector.artifact, name="inspector_artifact"),
     # Both paths the MCP server may be configured at; the view answers at the configured one only.
-    *[path(at(endpoint), mcp.endpoint, name=f"mcp_{number}") for number, endpoint in enumerate(MCP_ENDPOINTS)],
+    *[path(at(endpoint), mcp_route.endpoint, name=f"mcp_{number}") for number, endpoint in enumerate(MCP_ENDPOINTS)],
     path(at(ucp_profile.PROFILE_PATH), ucp_documents.profile, name="ucp_profile"),
     path(at(ucp_profile.SCHEMAS_PATH, "<str:name>"), ucp_documents.schema, name="ucp_schema"),
     path(at(ucp_profile.SPEC_PATH, "<str:name>"), ucp_documents.spec, name="ucp_spec"),

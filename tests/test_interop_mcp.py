@@ -30,7 +30,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 from mcp_types.methods import serialize_server_result
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 from agents_protocol.audit import verify
 from agents_protocol.core import codec
@@ -259,6 +259,7 @@ def test_llms_txt_and_the_a2a_card_link_the_mcp_server(shop):
     assert f"Model Context Protocol tools at `{shop}/mcp`" in shop.http.get(f"{shop}/llms.txt", timeout=TIMEOUT).text
     card = shop.http.get(f"{shop}/.well-known/agent-card.json", timeout=TIMEOUT).json()
     assert {"url": f"{shop}/mcp", "protocolBinding": "MCP", "protocolVersion": VERSION} in card["supportedInterfaces"]
+    assert VERSION == LATEST_HANDSHAKE_VERSION  # the documents write it out; the server answers mcp_types' own
 
 
 def test_the_endpoint_is_configurable_and_mcp_can_be_turned_off(shop):

@@ -6,7 +6,9 @@ from collections import OrderedDict, namedtuple
 from decimal import Decimal
 
 import pytest
+from jsonschema import Draft202012Validator
 
+from agents_protocol.core.capabilities import declared_output, registered_names
 from agents_protocol.core.outputs import DETAIL, SEARCH, NotTheDeclaredShape, published
 from agents_protocol.core.provider import ItemPage, ShopProvider
 from tests.factories import make_product
@@ -93,3 +95,12 @@ def test_the_declaration_writes_what_it_declares_and_refuses_what_it_cannot_be()
     assert published({"results": [item], "total": 1, "page": 1, "limit": 1}, SEARCH, "")["results"] == [item]
     with pytest.raises(NotTheDeclaredShape, match=r"variants\[0\] \(True\): id True is no string; no attributes\."):
         published({"id": "7", "name": "Mug", "variants": [{"id": True}]}, DETAIL, "https://shop.test", "detail")
+
+
+def test_every_built_in_output_is_a_json_schema():
+    """The built-in handlers register their outputs without register()'s check (register_checked):
+    checked here instead, as register() checks a shop's."""
+    outputs = [declared_output(name) for name in sorted(registered_names())]
+    assert len([output for output in outputs if output]) >= 10
+    for output in filter(None, outputs):
+        Draft202012Validator.check_schema(output)

@@ -5,7 +5,8 @@ Each instance starts the way the Docker image starts it. The base image (python:
 cannot be pulled here, so the fixture builds what the Dockerfile builds on top of it, in a
 temporary directory: the checkout copied without what .dockerignore leaves out (`COPY . .`), a
 virtualenv of Debian's Python 3.11 with requirements.txt (`RUN pip install`: built once per
-requirements.txt in the tests' build cache, tests/build_cache.py, and copied), collectstatic.
+requirements.txt in the tests' build cache, tests/build_cache.py, and copied), the app's bytecode
+(`RUN python -m compileall`), collectstatic.
 Then, as a user that is not root and with the environment the Dockerfile declares (read from
 it, so the two cannot drift), the image's entry point runs a release step's migrate and the
 image's command.
@@ -53,6 +54,7 @@ def build_image(root):
                if line.strip() and not line.startswith("#")]
     shutil.copytree(ROOT, root / "app", ignore=shutil.ignore_patterns(*ignored))
     copy_virtualenv(image_virtualenv(), root / "venv")
+    subprocess.run([str(root / "venv/bin/python"), "-m", "compileall", "-q", "."], cwd=root / "app", check=True)
     subprocess.run(["chmod", "-R", "a+rX", str(root)], check=True)
     return root / "app"
 

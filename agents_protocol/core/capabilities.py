@@ -17,8 +17,6 @@ then adds a `reserve` capability in admin, which routes it and publishes it.
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from jsonschema import Draft202012Validator
-
 from agents_protocol.core.provider import CallContext
 
 
@@ -44,10 +42,20 @@ def register(name, handler=None, *, output=None):
     import, with jsonschema's SchemaError."""
     if handler is None:
         return lambda function: register(name, function, output=output)
+    if output is not None:
+        from jsonschema import Draft202012Validator  # here: a site without outputs of its own never needs it
+
+        Draft202012Validator.check_schema(output)
+    return register_checked(name, handler, output)
+
+
+def register_checked(name, handler, output):
+    """register() for an `output` already known to be a JSON Schema: the built-in handlers'
+    (core/outputs.py), which tests/test_provider_answers.py checks, so that a process does not
+    check them again at start-up (about 20 ms)."""
     if output is None:
         _outputs.pop(name, None)
     else:
-        Draft202012Validator.check_schema(output)
         _outputs[name] = output
     _handlers[name] = handler
     return handler

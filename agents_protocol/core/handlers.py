@@ -19,7 +19,7 @@ from functools import wraps
 from django.db import transaction
 
 from agents_protocol.core import cart_notices, handoffs
-from agents_protocol.core.capabilities import register
+from agents_protocol.core.capabilities import register_checked
 from agents_protocol.core.errors import (
     MISSING,
     CapabilityError,
@@ -61,7 +61,7 @@ def calls_provider(capability, method_name, output, *, changes=False):
             return answer(call)
         handle.provider_method = method_name
         handle.answers_as_declared = True
-        return register(capability, handle, output=output)
+        return register_checked(capability, handle, output)
     return register_handler
 
 

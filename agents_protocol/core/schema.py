@@ -27,7 +27,6 @@ from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator, URLValidator, validate_email
-from jsonschema import Draft7Validator
 
 from agents_protocol.core.errors import bad_request
 
@@ -189,6 +188,8 @@ def items_problem(items):
     query string's items are converted to it) and whose patterns compile in Python, as the
     request validator runs them.
     """
+    from jsonschema import Draft7Validator  # here, as in items_validator()
+
     example = 'Items must be a JSON Schema object, e.g. {"type": "string"}.'
     if not isinstance(items, dict) or not Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(items):
         return example
@@ -202,6 +203,14 @@ def items_problem(items):
         except re.error as error:
             return f"The items' pattern does not compile: {error}."
     return None
+
+
+def items_validator(items):
+    """The validator of an array parameter's `items`. jsonschema is imported here, not at start-up:
+    only array parameters need it, and its import costs a process about 35 ms."""
+    from jsonschema import Draft7Validator
+
+    return Draft7Validator(items)
 
 
 def _keys_within(schema):
@@ -355,7 +364,7 @@ class CompiledParam:
         self.max_length = getattr(descriptor, "max_length", None)
         self.format = getattr(descriptor, "format", "") or ""
         self.strip = self.type == "string" and self.min_length is not None
-        self.items_validator = Draft7Validator(self.items) if self.type == "array" and self.items else None
+        self.items_validator = items_validator(self.items) if self.type == "array" and self.items else None
         self.bounds_problem = self._bounds_sentence()
         # A number with declared bounds is told them with its type: "Must be an integer from 1 to 100."
         declares_bounds = self.declared_bounds != (None, None)

@@ -3,7 +3,6 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from agents_protocol.core.reserved import (  # noqa: F401 (where each document and transport lives, for its users)
     A2A_RPC_PATH,
@@ -16,8 +15,10 @@ from agents_protocol.core.reserved import (  # noqa: F401 (where each document a
     PACTSPEC_PATH,
 )
 
-# The MCP revision transports/mcp.py serves: the newest with sessions (initialize and Mcp-Session-Id).
-MCP_PROTOCOL_VERSION = LATEST_HANDSHAKE_VERSION
+# The MCP revision transports/mcp.py serves: the newest with sessions (initialize and Mcp-Session-Id),
+# mcp_types' LATEST_HANDSHAKE_VERSION (tests/test_interop_mcp.py holds them equal). Written out: the
+# documents are built without importing mcp_types, which costs a process about 0.2 s.
+MCP_PROTOCOL_VERSION = "2025-11-25"
 
 
 def site_base(config, origin):

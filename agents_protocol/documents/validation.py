@@ -3,13 +3,13 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from jsonschema import Draft7Validator, FormatChecker
-
 SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "agents.schema.json"
 
 
 @lru_cache(maxsize=1)
 def agents_json_validator():
+    from jsonschema import Draft7Validator, FormatChecker  # here, as in config_io.import_config()
+
     schema = json.loads(SCHEMA_PATH.read_text())
     return Draft7Validator(schema, format_checker=FormatChecker())
 

@@ -14,11 +14,6 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
-
 from agents_protocol.checkout import services
 from agents_protocol.checkout.models import CheckoutSession
 from agents_protocol.core.errors import CapabilityError
@@ -54,7 +49,12 @@ MAX_SAFE_INTEGER = 2**53 - 1
 
 @lru_cache(maxsize=8)
 def schema_validator(schema_name):
-    """A validator of the spec's schema `schema_name` (a name of its $defs)."""
+    """A validator of the spec's schema `schema_name` (a name of its $defs). jsonschema is imported
+    here and in validate(), on the first ACP request: it costs a process about 35 ms at start-up."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
     bundle = json.loads(SCHEMA_FILE.read_text())
     registry = Registry().with_resource(bundle["$id"], Resource.from_contents(bundle, default_specification=DRAFT202012))
     return Draft202012Validator({"$ref": f"{bundle['$id']}#/$defs/{schema_name}"}, registry=registry,
@@ -94,6 +94,8 @@ def validate(body, schema_name):
     if unsafe is not None:
         raise invalid(f"{json_path(unsafe)}: numbers are finite doubles, integers at most 2^53 - 1 in size.",
                       json_path(unsafe))
+    from jsonschema.exceptions import best_match
+
     error = best_match(schema_validator(schema_name).iter_errors(body))
     if error is not None:
         param = json_path(error.absolute_path)
