@@ -8,27 +8,35 @@ the line, from what to what. Lines have the one declared shape (core/outputs.py 
 """
 from decimal import Decimal
 
-from agents_protocol.core.money import money_written
+from django.db import connection
+
+from agents_protocol.core.money import amount_written
+
+# A fixed statement on Django's cursor, as the audit chain's (audit/chain.py): every cart change runs
+# it in its write transaction, and compiling the ORM's update() costs several times the write.
+STORE_SHOWN_CART = "UPDATE agents_protocol_agentsession SET shown_cart = %(shown)s WHERE id = %(id)s"
 
 
 def snapshot(cart):
     """What the agent sees of `cart` (a cart answer), JSON-ready; None for no cart."""
     if not isinstance(cart, dict) or not isinstance(cart.get("items"), list):
         return None
-    cart = money_written(dict(cart))
+    currency = cart.get("currency")
     lines = {}
     for line in cart["items"]:
         if isinstance(line, dict) and line_id(line) is not None:
-            price = line.get("unit_price")
+            price = amount_written(line, "unit_price", currency)
             lines[line_id(line)] = [str(line.get("name") or line_id(line)),
                                     None if price is None else str(price), line.get("quantity")]
-    return {"lines": lines, "subtotal": str(cart.get("subtotal")), "currency": cart.get("currency")}
+    return {"lines": lines, "subtotal": str(amount_written(cart, "subtotal")), "currency": currency}
 
 
 def remember(session, shown):
     """Keep `shown` (a snapshot) as the cart the session's agent has seen."""
     if session.shown_cart != shown:
-        type(session).objects.filter(pk=session.pk).update(shown_cart=shown)
+        column = type(session)._meta.get_field("shown_cart")
+        with connection.cursor() as cursor:  # the value prepared as the ORM saves it
+            cursor.execute(STORE_SHOWN_CART, {"shown": column.get_db_prep_save(shown, connection), "id": session.pk})
         session.shown_cart = shown
 
 

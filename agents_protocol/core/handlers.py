@@ -141,7 +141,7 @@ def with_cart_notices(call, answer, cart, changed_item=None):
     session = call.context.session
     if session is None:
         return answer
-    now = cart_notices.snapshot(cart)
+    now = call.context.cart_snapshot(cart)
     notices = cart_notices.changes(call.context.cart_shown_before(), now,
                                    changed_item=None if changed_item is None else str(changed_item))
     cart_notices.remember(session, now)

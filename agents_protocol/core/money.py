@@ -71,6 +71,17 @@ def money_written(data, currency=None):
     return data
 
 
+def amount_written(data, key, currency=None):
+    """`data[key]` as money_written(data, currency) writes it, `data` left as it is: only the
+    amounts a caller reads, instead of every one of a whole answer."""
+    named = data.get("currency")
+    currency = named if isinstance(named, str) else currency
+    value = data.get(key)
+    if key in MONEY_KEYS and currency is not None and _is_number(value):
+        return _money_of(data, key, value, currency)
+    return value
+
+
 def _decimal(amount):
     if isinstance(amount, Decimal):
         return amount

@@ -256,7 +256,8 @@ def _scalar_writer(kind, is_uri, minimum):
 def _object_writer(schema):
     rules = schema.get("properties", {})
     required = schema.get("required", ())
-    properties = tuple((key, writer(rule), key in required, _refuses_null(rule)) for key, rule in rules.items())
+    properties = tuple((key, writer(rule), key in required, _refuses_null(rule), *_written_as_given(rule))
+                       for key, rule in rules.items())
     required_elsewhere = tuple(key for key in required if key not in rules)
     dependent = tuple(schema.get("dependentRequired", {}).items())
 
@@ -267,8 +268,10 @@ def _object_writer(schema):
             return value
         written = value
         problems = [f"no {key}" for key in required_elsewhere if value.get(key) is None] if required_elsewhere else []
-        for key, write_property, is_required, refuses_null in properties:
+        for key, write_property, is_required, refuses_null, as_given, minimum in properties:
             old = value.get(key, ABSENT)
+            if type(old) in as_given and (minimum is None or old >= minimum):  # the usual value: as it is
+                continue
             if old is ABSENT or old is None:
                 if is_required:
                     problems.append(f"no {key}")
@@ -297,6 +300,18 @@ def _object_writer(schema):
                         break
         return written
     return write
+
+
+def _written_as_given(rule):
+    """(exact types, minimum or None): the values `rule`'s writer answers as they are, which the
+    object writer checks itself instead of calling it. No types for a URI (its scheme is read),
+    an object or an array."""
+    kind = rule.get("type")
+    if not isinstance(kind, str) or kind not in JSON_TYPES or kind in ("object", "array"):
+        return (), None
+    if kind == "string":
+        return () if rule.get("format") == "uri" else (str,), None
+    return JSON_TYPES[kind], rule.get("minimum")
 
 
 def _refuses_null(rule):

@@ -35,7 +35,8 @@ class CallContext:
     # order.status of a checkout handed off by reference: the session's CheckoutHandoff whose order
     # the app asks about (core/handoffs.py). None when the order_id is the agent's own words.
     resolved_handoff: Any = None
-    # What record_change() did in this call: {"recorded": True, "cart_shown_before": snapshot}.
+    # What record_change() did in this call: {"recorded": True, "cart_shown_before": snapshot,
+    # "cart_shown": (the cart it was handed, its snapshot)}.
     _changes: dict = field(default_factory=dict, repr=False, compare=False)
 
     def absolute_url(self, path):
@@ -59,13 +60,23 @@ class CallContext:
         self._changes["recorded"] = True
         if cart is not None and self.session is not None:
             self._changes["cart_shown_before"] = self.session.shown_cart
-            cart_notices.remember(self.session, cart_notices.snapshot(cart))
+            shown = cart_notices.snapshot(cart)
+            self._changes["cart_shown"] = (cart, shown)
+            cart_notices.remember(self.session, shown)
         if self.append_audit_event is not None:
             self.append_audit_event()
 
     def cart_shown_before(self):
         """The snapshot of the cart the agent was shown before this call's change."""
         return self._changes.get("cart_shown_before", self.session.shown_cart)
+
+    def cart_snapshot(self, cart):
+        """cart_notices.snapshot(cart), made once when `cart` is the one record_change() was handed
+        (the answer reuses the cart read in the change's transaction)."""
+        kept = self._changes.get("cart_shown")
+        if kept is not None and kept[0] is cart:
+            return kept[1]
+        return cart_notices.snapshot(cart)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import zoneinfo
 from datetime import UTC, timedelta
 
 from django.conf import settings
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, models, transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -162,30 +162,32 @@ def session_by_token_hash(token_hash):
         row = cursor.fetchone()
     if row is None:
         return None
-    values = [loaded(field, value) for field, value in zip(SESSION_FIELDS, row)]
-    return AgentSession.from_db(connection.alias, SESSION_ATTNAMES, values)
+    values = [value if value is None or load is None else load(value) for load, value in zip(SESSION_LOADERS, row)]
+    return AgentSession.from_db(DEFAULT_DB_ALIAS, SESSION_ATTNAMES, values)  # `connection` is the default one
 
 
-def loaded(field, value):
-    """A column's value as the ORM loads it into `field` (from_db() takes values as loaded)."""
-    if value is None:
-        return None
+def loader(field):
+    """How a column's value (not None) is loaded into `field` as the ORM loads it (from_db() takes
+    values as loaded): a function, or None for the value as it is."""
     if isinstance(field, models.DateTimeField):
-        return aware(value)
+        return aware
     if isinstance(field, models.BooleanField):
-        return bool(value)  # SQLite gives 0 or 1
+        return bool  # SQLite gives 0 or 1
     if hasattr(field, "from_db_value"):  # JSONField: the cursor gives its text
-        return field.from_db_value(value, None, connection)
-    return value
+        return lambda value: field.from_db_value(value, None, connection)
+    return None
 
 
 def aware(value):
     """A datetime as the ORM loads it: with USE_TZ, a database without time zones (SQLite) gives
     it back naive, in the database's TIME_ZONE setting (UTC without one), as Django documents."""
-    if settings.USE_TZ and timezone.is_naive(value):
-        zone = settings.DATABASES[connection.alias].get("TIME_ZONE")
-        return timezone.make_aware(value, zoneinfo.ZoneInfo(zone) if zone else UTC)
+    if settings.USE_TZ and value.tzinfo is None:
+        zone = settings.DATABASES[DEFAULT_DB_ALIAS].get("TIME_ZONE")
+        return value.replace(tzinfo=zoneinfo.ZoneInfo(zone) if zone else UTC)  # timezone.make_aware's, unchecked
     return value
+
+
+SESSION_LOADERS = tuple(loader(field) for field in SESSION_FIELDS)  # chosen once: every authenticated call loads one
 
 
 def _unauthorized(code, message):

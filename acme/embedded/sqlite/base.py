@@ -94,7 +94,9 @@ class ReadOnlyRefusalWatch(DatabaseErrorWrapper):
     """Django's translation of the driver's errors, noting a write refused as read-only."""
 
     def __exit__(self, exc_type, exc_value, traceback):
-        if exc_type is not None and issubclass(exc_type, sqlite3.Error) and is_read_only_refusal(exc_value):
+        if exc_type is None:  # every statement's usual way out: Django's __exit__ does nothing then either
+            return None
+        if issubclass(exc_type, sqlite3.Error) and is_read_only_refusal(exc_value):
             self.wrapper.refused_write = True
         return super().__exit__(exc_type, exc_value, traceback)
 
