@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from agents_protocol.checkout.models import CheckoutLink, CommerceConfig, PaymentHandler
-from agents_protocol.core.config import load_config
+from agents_protocol.core.config import load_config, one_revision_bump
 from agents_protocol.core.models import path_param_problem
 from agents_protocol.documents.agents_json import build_agents_json
 from agents_protocol.documents.validation import agents_json_errors
@@ -195,24 +195,55 @@ def import_config(data):
 
 def write_config(data, get_model, validate):
     """Write `data` through the given model lookup (the real models, which know every key of
-    the file: migrations write their own frozen rows instead).
+    the file: migrations write their own frozen rows instead), with one revision bump for all.
+
+    With `validate`, every row is checked as admin checks it, against the rows written before
+    it, and saved at once. Without (a file known to be valid, such as the default), the new rows
+    of each table go in one INSERT at the end.
 
     Returns the validation errors, each prefixed with where in the file it comes from.
     """
+    with one_revision_bump():
+        return _write_config(data, get_model, validate)
+
+
+def _write_config(data, get_model, validate):
     errors = []
+    new_rows = {}  # model -> new rows for one INSERT, in the order of the file
 
     def model(name):
         return get_model("agents_protocol", name)
 
+    def valid(obj, where, exclude=()):
+        if not validate:
+            return True
+        try:
+            obj.full_clean(exclude=exclude)
+        except ValidationError as error:
+            errors.extend(f"{where}: {message}" for message in _messages(error))
+            return False
+        return True
+
     def save(obj, where):
-        if validate:
-            try:
-                obj.full_clean()
-            except ValidationError as error:
-                errors.extend(f"{where}: {message}" for message in _messages(error))
-                return False
+        if not valid(obj, where):
+            return False
         obj.save()
         return True
+
+    def add(obj, where):
+        """A new row, which validation checks against the rows before it: saved at once then."""
+        if validate:
+            return save(obj, where)
+        new_rows.setdefault(type(obj), []).append(obj)
+        return True
+
+    def add_part(obj, where, new_relations):
+        """A new row of a new row (a capability's parameter, a flow's step), checked on its own and
+        then kept for the INSERT: left out are the checks of `new_relations`, its foreign keys to
+        rows this write added (they exist) and, with them, that a parameter's name is unique in
+        its capability (it is a key of the file's object)."""
+        if valid(obj, where, exclude=new_relations):
+            new_rows.setdefault(type(obj), []).append(obj)
 
     def singleton(model_name, **values):
         obj = model(model_name).objects.filter(pk=1).first() or model(model_name)(pk=1)
@@ -235,7 +266,7 @@ def write_config(data, get_model, validate):
     save(singleton("RateLimitConfig", **data["rate_limit"]), "rate_limit")
     save(singleton("AuditConfig", **data["audit"]), "audit")
     save(singleton("McpConfig", **data.get("mcp", {})), "mcp")  # files exported before MCP have none
-    write_ucp(data.get("ucp", {}), model, singleton, save)  # files exported before UCP have none
+    write_ucp(data.get("ucp", {}), model, singleton, save, add)  # files exported before UCP have none
     if "acp" in data:  # files exported before ACP have none
         acp = data["acp"]
         save(singleton("CommerceConfig", **{f"acp_{name}": value for name, value in acp.items()}), "acp")
@@ -254,11 +285,11 @@ def write_config(data, get_model, validate):
             calls_per_hour=entry.get("calls_per_hour"),
             position=position,
         )
-        if not save(capability, where):
+        if not add(capability, where):
             continue
         capabilities[capability.name] = capability
         for param_position, (param_name, param) in enumerate(entry.get("params", {}).items()):
-            save(model("CapabilityParam")(
+            add_part(model("CapabilityParam")(
                 capability=capability,
                 name=param_name,
                 type=param["type"],
@@ -273,7 +304,7 @@ def write_config(data, get_model, validate):
                 max_length=param.get("max_length"),
                 format=param.get("format", ""),
                 position=param_position,
-            ), f"{where}.params.{param_name}")
+            ), f"{where}.params.{param_name}", ["capability"])
         declared = {name: param["type"] for name, param in entry.get("params", {}).items()}
         problem = path_param_problem(entry["endpoint"], declared)
         if problem:
@@ -282,14 +313,16 @@ def write_config(data, get_model, validate):
     for position, entry in enumerate(data["flows"]):
         where = f"flows[{position}] ({entry['name']})"
         flow = model("Flow")(name=entry["name"], description=entry.get("description", ""), position=position)
-        if not save(flow, where):
+        if not add(flow, where):
             continue
         for step_position, step in enumerate(entry["steps"]):
             if step not in capabilities:
                 errors.append(f"{where}.steps[{step_position}]: unknown capability {step!r}.")
                 continue
-            save(model("FlowStep")(flow=flow, capability=capabilities[step], position=step_position),
-                 f"{where}.steps[{step_position}]")
+            add_part(model("FlowStep")(flow=flow, capability=capabilities[step], position=step_position),
+                     f"{where}.steps[{step_position}]", ["flow", "capability"])
+    for row_model, rows in new_rows.items():  # a table's rows come after those they refer to
+        row_model.objects.bulk_create(rows)
     return errors
 
 
@@ -298,16 +331,16 @@ def acp_section(commerce):
             "intervention_types": commerce.acp_intervention_types}
 
 
-def write_ucp(ucp, model, singleton, save):
+def write_ucp(ucp, model, singleton, save, add):
     """UCP's switch and, when the file lists them, the payment handlers and checkout links (in the
-    file's order)."""
+    file's order): `save` writes the switch, `add` each new row."""
     if "enabled" in ucp:
         save(singleton("CommerceConfig", ucp_enabled=ucp["enabled"]), "ucp")
     for key, model_name in (("payment_handlers", "PaymentHandler"), ("links", "CheckoutLink")):
         if key in ucp:
             model(model_name).objects.all().delete()
             for position, fields in enumerate(ucp[key]):
-                save(model(model_name)(position=position, **fields), f"ucp.{key}[{position}]")
+                add(model(model_name)(position=position, **fields), f"ucp.{key}[{position}]")
 
 
 def _messages(error):

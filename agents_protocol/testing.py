@@ -22,13 +22,15 @@ import urllib.parse
 import urllib.request
 from datetime import timedelta
 
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import caches
+from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
 from agents_protocol.checks import provider_interface_problems
-from agents_protocol.config_io import import_config
+from agents_protocol.config_io import write_config
 from agents_protocol.core import config
 from agents_protocol.core.defaults import default_config
 from agents_protocol.core.models import AgentSession
@@ -46,8 +48,11 @@ def reset_config_cache():
 
 
 def install_default_config():
-    """Write the default configuration, e.g. after a transactional test flushed the tables."""
-    import_config(default_config())
+    """Write the default configuration, e.g. after a transactional test flushed the tables.
+
+    The rows `import_config(default_config())` writes, without its checks: the default is valid."""
+    with transaction.atomic():
+        write_config(default_config(), apps.get_model, validate=False)
     reset_config_cache()
 
 

@@ -30,48 +30,62 @@ class DemoLoadSummary:
 
 @transaction.atomic
 def load_demo_catalog():
-    existing_categories = Category.objects.in_bulk(field_name="slug")
-    category_ids = {
-        spec["slug"]: _upsert(Category, "slug", spec, existing_categories)[0].pk
-        for spec in demo_data.CATEGORIES
-    }
-    existing_products = Product.objects.in_bulk(field_name="public_id")
-    product_ids = {}
-    outcomes = Counter()
+    categories = _DemoRows(Category, "slug")
+    for spec in demo_data.CATEGORIES:
+        categories.put(spec)
+    categories.create_new()
+    products = _DemoRows(Product, "public_id")
     for spec in demo_data.demo_products():  # a variant comes after its parent
-        fields = {**spec, "category_id": category_ids[spec["category"]]}
+        fields = {**spec, "category_id": categories.rows[spec["category"]].pk}
         del fields["category"]
         if "variant_of" in fields:
-            fields["variant_of_id"] = product_ids[fields.pop("variant_of")]
-        row, outcome = _upsert(Product, "public_id", fields, existing_products)
-        product_ids[row.public_id] = row.pk
-        outcomes[outcome] += 1
+            parent = products.rows[fields.pop("variant_of")]
+            if parent.pk is None:
+                products.create_new()
+            fields["variant_of_id"] = parent.pk
+        products.put(fields)
+    products.create_new()
     return DemoLoadSummary(
-        categories=len(category_ids),
-        products=sum(outcomes.values()),
-        created=outcomes["created"],
-        updated=outcomes["updated"],
-        unchanged=outcomes["unchanged"],
+        categories=len(demo_data.CATEGORIES),
+        products=sum(products.outcomes.values()),
+        created=products.outcomes["created"],
+        updated=products.outcomes["updated"],
+        unchanged=products.outcomes["unchanged"],
     )
 
 
-def _upsert(model, key, fields, existing):
-    """Create or update the row whose `key` equals fields[key].
+class _DemoRows:
+    """The rows of `model` keyed by `key`: each demo row is created, updated or left as it is.
 
-    `existing` maps key values to the rows already in the database.
-    Returns (row, "created" | "updated" | "unchanged").
+    New rows wait for one INSERT (`create_new`). They are checked as admin checks them, except
+    for what the database holds anyway: that their keys are unique and that the rows they refer
+    to (loaded or created just before) exist. A variant is written with its parent's category
+    and currency, as demo_data gives it and Product.save() would set them.
     """
-    row = existing.get(fields[key])
-    if row is None:
-        row = model(**fields)
-        row.full_clean()
-        row.save()
-        return row, "created"
-    changed = [name for name, value in fields.items() if getattr(row, name) != value]
-    if not changed:
-        return row, "unchanged"
-    for name in changed:
-        setattr(row, name, fields[name])
-    row.full_clean()
-    row.save(update_fields=changed)
-    return row, "updated"
+
+    def __init__(self, model, key):
+        self.model, self.key = model, key
+        self.rows = model.objects.in_bulk(field_name=key)
+        self.new = []
+        self.outcomes = Counter()
+
+    def put(self, fields):
+        row = self.rows.get(fields[self.key])
+        if row is None:
+            row = self.model(**fields)
+            row.full_clean(exclude=["category", "variant_of"], validate_unique=False)
+            self.rows[fields[self.key]] = row
+            self.new.append(row)
+            self.outcomes["created"] += 1
+            return
+        changed = [name for name, value in fields.items() if getattr(row, name) != value]
+        if changed:
+            for name in changed:
+                setattr(row, name, fields[name])
+            row.full_clean()
+            row.save(update_fields=changed)
+        self.outcomes["updated" if changed else "unchanged"] += 1
+
+    def create_new(self):
+        self.model.objects.bulk_create(self.new)
+        self.new = []

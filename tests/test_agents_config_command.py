@@ -6,9 +6,13 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from agents_protocol.config_io import export_config
+from agents_protocol.checkout.models import CheckoutLink, PaymentHandler
+from agents_protocol.config_io import export_config, import_config
 from agents_protocol.core.config import current_revision
+from agents_protocol.core.defaults import default_config
 from agents_protocol.models import Capability
+from agents_protocol.signals import CONFIG_MODELS
+from agents_protocol.testing import install_default_config
 from tests.servers import ROOT, migrate, site_env
 
 pytestmark = pytest.mark.django_db
@@ -53,8 +57,39 @@ def test_import_replaces_the_config_and_bumps_the_revision(tmp_path, capsys):
     revision = current_revision()
     run_import(tmp_path, data)
     assert list(Capability.objects.values_list("name", flat=True)) == ["search", "detail"]
-    assert current_revision() > revision
+    assert current_revision() == revision + 1  # one bump for the whole file, not one per row
     assert exported(capsys) == data
+
+
+def test_a_row_saved_or_deleted_on_its_own_as_admin_does_bumps_the_revision():
+    revision = current_revision()
+    capability = Capability.objects.get(name="search")
+    capability.description = "Find products"
+    capability.save()
+    assert current_revision() == revision + 1
+    Capability.objects.get(name="contact").delete()
+    assert current_revision() > revision + 1
+
+
+def config_rows():
+    """Every configuration row without ids; a row it refers to is named by its own name."""
+    return {
+        model.__name__: [
+            {field.name: str(getattr(row, field.name)) if field.is_relation else getattr(row, field.name)
+             for field in model._meta.concrete_fields if not field.primary_key}
+            for row in model.objects.order_by("pk")
+        ]
+        for model in (*CONFIG_MODELS, PaymentHandler, CheckoutLink)
+    }
+
+
+def test_install_default_config_writes_the_rows_an_import_of_the_default_writes():
+    Capability.objects.filter(name="contact").update(description="Changed")
+    install_default_config()
+    installed = config_rows()
+    import_config(default_config())
+    assert config_rows() == installed
+    assert installed["Capability"] and installed["CapabilityParam"] and installed["FlowStep"]
 
 
 def test_import_can_switch_to_the_seed_000_single_cart_path_layout(tmp_path, capsys):

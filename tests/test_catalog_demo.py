@@ -41,6 +41,9 @@ def test_loads_a_full_catalog():
     assert Category.objects.count() == summary.categories == CATEGORY_COUNT >= 5
     assert (summary.created, summary.updated, summary.unchanged) == (PRODUCT_COUNT, 0, 0)
     assert all(category.products.count() >= 5 for category in Category.objects.all())
+    variants = Product.objects.filter(variant_of__isnull=False).select_related("variant_of")
+    assert variants and all((v.category_id, v.currency) == (v.variant_of.category_id, v.variant_of.currency)
+                            for v in variants)  # as Product.save() files a variant
 
 
 def test_products_read_like_a_real_shop():

@@ -12,6 +12,7 @@ import contextvars
 import logging
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -206,7 +207,8 @@ def read_revision(connection):
 
 
 def bump_revision():
-    """Tell every worker that the configuration changed (signals.py calls it on every save).
+    """Tell every worker that the configuration changed (signals.py calls it on every save,
+    except within `one_revision_bump`).
 
     The signal moves once the transaction commits (at once without one), so that every
     process reads the new number at its next request. In a transaction opened by turning
@@ -226,6 +228,26 @@ def bump_revision():
         transaction.on_commit(signal.bump, using=connection.alias, robust=True)
     else:
         signal.bump()
+
+
+_bumping_once = contextvars.ContextVar("agents_protocol_bumping_once", default=False)
+
+
+@contextmanager
+def one_revision_bump():
+    """Change many configuration rows with one revision bump at the end instead of one per row
+    (config_io.write_config: a whole file). Admin saves outside it bump one each."""
+    token = _bumping_once.set(True)
+    try:
+        yield
+    finally:
+        _bumping_once.reset(token)
+    bump_revision()
+
+
+def bumping_once():
+    """Whether a row change now waits for the bump at the end of `one_revision_bump`."""
+    return _bumping_once.get()
 
 
 class RevisionSignal:

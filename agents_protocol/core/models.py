@@ -337,15 +337,16 @@ class Capability(models.Model):
         if not self.enabled and self.pk:
             self._check_can_be_disabled()
         self._check_not_taken_by_the_session_or_audit_endpoints()
-        self._check_path_shape_is_free()
+        same_method = list(Capability.objects.filter(method=self.method).exclude(pk=self.pk))
+        self._check_path_shape_is_free(same_method)
         if self.enabled:
-            self._check_reachable()
+            self._check_reachable([other for other in same_method if other.enabled])
 
-    def _check_reachable(self):
+    def _check_reachable(self, enabled_others):
         """The router answers a path with the first route of the method in position order: a literal
         path that an earlier template with :names matches would never be reached."""
         order = (self.position, self.name)
-        for other in Capability.objects.filter(method=self.method, enabled=True).exclude(pk=self.pk):
+        for other in enabled_others:
             if (other.position, other.name) < order and hides(other.endpoint, self.endpoint):
                 raise ValidationError({"position": f"{other.name} ({other.endpoint}) comes first and answers this "
                                                    "path: give this capability a lower position."})
@@ -361,12 +362,12 @@ class Capability(models.Model):
         if self.method == "GET" and takes_paths_of(AuditConfig.load().endpoint, self.endpoint):
             raise ValidationError({"endpoint": "The audit endpoint answers GET on this path."})
 
-    def _check_path_shape_is_free(self):
+    def _check_path_shape_is_free(self, others):
         """Two templates that differ only in their :names match the same paths: the second would
-        never be reached."""
+        never be reached. (The same template twice is the unique route constraint's to report.)"""
         shape = path_shape(self.endpoint)
-        for other in Capability.objects.filter(method=self.method).exclude(pk=self.pk).exclude(endpoint=self.endpoint):
-            if path_shape(other.endpoint) == shape:
+        for other in others:
+            if other.endpoint != self.endpoint and path_shape(other.endpoint) == shape:
                 raise ValidationError({"endpoint": f"{other.name} already answers {self.method} on this path "
                                                    f"({other.endpoint})."})
 
