@@ -238,7 +238,7 @@ def test_verify_without_a_key_uses_the_one_the_shop_publishes_even_with_no_datab
                                   cwd=ROOT, env=verifier, capture_output=True, text=True, timeout=120)
 
         published = f"audit.public_key published at {site.url}/.well-known/agents.json"
-        for source, extra in ((audit_url, ("--token", token)), (str(tmp_path / "real.json"), ())):
+        for source, extra in ((audit_url, (f"--token={token}",)), (str(tmp_path / "real.json"), ())):
             run = verify_with_command(source, *extra)
             assert run.returncode == 0, run.stderr
             assert f"Key: {published}" in run.stdout and "VALID" in run.stdout

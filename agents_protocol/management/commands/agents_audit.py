@@ -23,7 +23,7 @@ class Command(BaseCommand):
         checker = actions.add_parser("verify", help="Verify an artifact from a file, - (stdin) or a URL.")
         checker.add_argument("source")
         checker.add_argument("--public-key", help="Base64 Ed25519 public key (as in agents.json audit.public_key).")
-        checker.add_argument("--token", help="Session token, when fetching an artifact from its URL.")
+        checker.add_argument("--token", help="Session token, when fetching an artifact from its URL (--token=TOKEN: a token may start with -).")
         actions.add_parser("seal-expired", help="End and seal every session past its deadline.")
         actions.add_parser("prune", help="Delete sessions that ended more than AUDIT_RETENTION_DAYS ago, with their trails.")
 
