@@ -68,14 +68,15 @@ test-pytest: install-dev
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 # noxfile.py's sessions, run at once (each its own virtualenv, data and servers); a session's output
-# is printed when it ends.
+# is printed when it ends. They run niced: pytest, the longer of the two halves of test-all, waits
+# on its servers much of the time, and the sessions take the CPU it leaves.
 PACKAGE_SESSIONS := package-django52 package-django6 package-oscar-sqlite package-oscar-postgresql
 
 test-package: install-dev
 	$(MAKE) --no-print-directory -j$(words $(PACKAGE_SESSIONS)) --output-sync=target $(addprefix nox-,$(PACKAGE_SESSIONS))
 
 nox-%:
-	$(BIN)/nox --session $*
+	nice -n 10 $(BIN)/nox --session $*
 
 bench: install
 	PYTHON=$(BIN)/python bench/run $(BENCH_ARGS)
