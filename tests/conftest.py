@@ -84,9 +84,18 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    """A server module stays free of transactional tests (see SERVER_MODULES)."""
+    """Tests without a test database first, then pytest-django's order (rolled-back tests, then the
+    ones that flush the tables). pytest-django puts them last; many start servers and wait on them,
+    and at the end of a run they left one xdist worker running them while the other had finished.
+    A server module stays free of transactional tests (see SERVER_MODULES)."""
+    items.sort(key=_uses_test_database)  # stable: pytest-django's order within each group
     flushing = {item.nodeid.split("::", 1)[0] for item in items if _flushes_tables(item)}
     assert not SERVER_MODULES & flushing, f"transactional tests in SERVER_MODULES: {SERVER_MODULES & flushing}"
+
+
+def _uses_test_database(item):
+    return item.get_closest_marker("django_db") is not None or bool(
+        {"db", "transactional_db", "live_server", "django_db_setup"} & set(item.fixturenames))
 
 
 def _flushes_tables(item):
