@@ -17,6 +17,7 @@ from iso4217 import Currency
 MONEY_KEYS = frozenset({"price", "subtotal", "total", "line_total", "unit_price", "amount", "tax", "shipping",
                         "discount"})
 DEFAULT_MINOR_UNITS = 2
+SCALARS = frozenset({str, bool, int, float, Decimal})  # the usual types of an answer's values, checked first
 # Wide enough for any amount a DecimalField holds (PostgreSQL declares at most 1000 digits, MySQL 65,
 # Oracle 38; SQLite keeps a float, at most 309) with any currency's decimals, and independent of the
 # thread's decimal context, which the default context's 28 digits would refuse to quantize (1e30).
@@ -62,9 +63,13 @@ def money_written(data, currency=None):
         named = data.get("currency")
         currency = named if isinstance(named, str) else currency
         for key, value in data.items():
-            if isinstance(value, (dict, list)):
+            kind = type(value)
+            if kind in SCALARS:  # most values: an amount only under a money key
+                if key in MONEY_KEYS and currency is not None and kind is not bool and kind is not str:
+                    data[key] = _money_of(data, key, value, currency)
+            elif isinstance(value, (dict, list)):
                 money_written(value, currency)
-            elif key in MONEY_KEYS and currency is not None and (type(value) is Decimal or _is_number(value)):
+            elif key in MONEY_KEYS and currency is not None and _is_number(value):
                 data[key] = _money_of(data, key, value, currency)
     elif isinstance(data, list):
         for item in data:
