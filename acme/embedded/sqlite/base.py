@@ -14,6 +14,9 @@ uses it and after one that failed; Django's SQLite answer is always yes. Here it
 - a connection whose file was deleted or replaced since it opened it: its writes would go to
   the old file and be lost.
 Django then closes it, and the next request opens the file at its path anew.
+
+Its cursors convert each statement's placeholders for the sqlite3 module once, not at every run
+(`ConversionKeepingCursor`).
 """
 import os
 import sqlite3
@@ -41,6 +44,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self.opened_file = None if in_memory or name.startswith("file:") else (name, file_identity(name))
         self.refused_write = False
         return connection
+
+    def create_cursor(self, name=None):
+        return self.connection.cursor(factory=ConversionKeepingCursor)
 
     def is_usable(self):
         if self.refused_write:
@@ -88,6 +94,33 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _release_write_lock(self):
         if getattr(self, "write_lock", None) is not None:
             self.write_lock.release()
+
+
+class ConversionKeepingCursor(base.SQLiteCursorWrapper):
+    """Django's SQLite cursor, keeping the statements it converted to the sqlite3 module's placeholders.
+
+    Django converts every statement it runs ("%s" to "?" with a regular expression over the whole
+    text, "%(name)s" to ":name" with a %-formatting); the site runs the same few texts call after
+    call. Kept: statements up to KEPT_STATEMENT_LENGTH characters (bulk inserts are longer), at
+    most KEPT_CONVERSIONS of them, all forgotten when that many are kept.
+    """
+
+    conversions = {}  # (statement, its parameter names or None): the statement converted; shared by every cursor
+
+    def convert_query(self, query, *, param_names=None):
+        key = (query, None if param_names is None else tuple(param_names))
+        converted = self.conversions.get(key)
+        if converted is None:
+            converted = super().convert_query(query, param_names=param_names)
+            if len(query) <= KEPT_STATEMENT_LENGTH:
+                if len(self.conversions) >= KEPT_CONVERSIONS:
+                    self.conversions.clear()
+                self.conversions[key] = converted
+        return converted
+
+
+KEPT_STATEMENT_LENGTH = 4096
+KEPT_CONVERSIONS = 512
 
 
 class ReadOnlyRefusalWatch(DatabaseErrorWrapper):
