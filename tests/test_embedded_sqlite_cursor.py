@@ -1,9 +1,17 @@
-"""The embedded SQLite backend's cursors keep the statements they converted to the sqlite3
-module's placeholders (acme/embedded/sqlite/base.py): a kept conversion answers as Django's own."""
-import pytest
-from django.db import connection
+"""The embedded SQLite backend's cursors (acme/embedded/sqlite/base.py): they keep the statements
+they converted to the sqlite3 module's placeholders, a kept conversion answering as Django's own,
+and fetch through methods of their own that translate the driver's errors as Django's do."""
+import sqlite3
 
-from acme.embedded.sqlite.base import KEPT_CONVERSIONS, KEPT_STATEMENT_LENGTH, ConversionKeepingCursor
+import pytest
+from django.db import OperationalError, connection
+
+from acme.embedded.sqlite.base import (
+    KEPT_CONVERSIONS,
+    KEPT_STATEMENT_LENGTH,
+    ConversionKeepingCursor,
+    DirectCursorWrapper,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +30,38 @@ def run(sql, params):
         return cursor.fetchall()
 
 
-def test_the_sites_connections_use_the_cursor_that_keeps_conversions():
+def test_the_sites_connections_use_the_backends_cursors():
     with connection.cursor() as cursor:
+        assert isinstance(cursor, DirectCursorWrapper)
         assert isinstance(cursor.cursor, ConversionKeepingCursor)
+
+
+def test_the_fetches_answer_as_the_drivers():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4")
+        assert cursor.fetchone() == (1,)
+        assert cursor.fetchmany() == [(2,)]  # the driver's arraysize, 1
+        assert cursor.fetchmany(size=1) == [(3,)]
+        assert cursor.fetchall() == [(4,)]
+        assert cursor.fetchone() is None
+
+
+@pytest.mark.parametrize("fetch", ["fetchone", "fetchmany", "fetchall"])
+def test_an_error_while_fetching_is_djangos(fetch):
+    connection.ensure_connection()
+    connection.connection.create_function("fails_on_two", 1, lambda number: 1 / (2 - number))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT fails_on_two(1) UNION ALL SELECT fails_on_two(2)")
+        with pytest.raises(OperationalError) as raised:
+            getattr(cursor, fetch)(*([2] if fetch == "fetchmany" else []))
+    assert isinstance(raised.value.__cause__, sqlite3.OperationalError)
+
+
+def test_a_cursor_is_closed_when_its_block_ends():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    with pytest.raises(sqlite3.ProgrammingError, match="closed cursor"):
+        cursor.cursor.fetchone()
 
 
 def test_a_positional_statement_answers_the_same_when_its_conversion_is_kept(conversions):
