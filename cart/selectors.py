@@ -13,7 +13,7 @@ from .models import Cart, CartLine, Order, OrderLine
 from .money import to_money
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__, 2x slower
 class CartItem:
     item_id: str
     name: str
@@ -123,7 +123,7 @@ def _cart_item(public_id, name, price, currency, stock, is_active, quantity):
         name=name,
         unit_price=unit_price,
         quantity=quantity,
-        line_total=to_money(unit_price * quantity),
+        line_total=unit_price * quantity,  # whole cents times a whole number: whole cents
         currency=currency,
         available=available,
         in_stock=available >= quantity,

@@ -113,8 +113,7 @@ def add_item(agent_session, item_id, quantity, *, in_same_transaction=None):
     cart = get_open_cart(agent_session)
     _require_cart_currency(cart, product)
     with transaction.atomic():
-        _claim_cart(cart)
-        in_cart = _add_to_line(cart, product, quantity, _quantity_limit(product))
+        in_cart = _claim_and_add_to_line(cart, product, quantity, _quantity_limit(product))
         if in_cart is None:
             raise _limit_error(product, in_cart=_quantity_in_cart(cart, product))
         _call(in_same_transaction)
@@ -321,11 +320,14 @@ def _lock_open_cart(agent_session, *, new_status=Cart.Status.OPEN):
 
 def _claim_cart(cart, *, new_status=Cart.Status.OPEN):
     """Write-lock `cart` until the transaction ends, if it is still open (see _lock_open_cart)."""
-    updated = Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
     with connection.cursor() as cursor:
-        cursor.execute(CLAIM_OPEN_CART[new_status], {"updated": updated, "cart": cart.pk})
-        claimed = cursor.rowcount
-    if not claimed:
+        return _claim(cursor, cart, new_status)
+
+
+def _claim(cursor, cart, new_status=Cart.Status.OPEN):
+    updated = Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
+    cursor.execute(CLAIM_OPEN_CART[new_status], {"updated": updated, "cart": cart.pk})
+    if not cursor.rowcount:
         raise CartError(
             "cart_not_open",
             "This cart was checked out a moment ago; send the request again to use a new cart.",
@@ -349,10 +351,13 @@ INCREMENT_LINE = (
 )
 
 
-def _add_to_line(cart, product, quantity, limit):
-    """Add to the product's line (creating it) unless the total would pass `limit`: the new
-    quantity, or None when refused."""
-    in_cart = _increment_line(cart, product, quantity, limit)
+def _claim_and_add_to_line(cart, product, quantity, limit):
+    """Claim `cart` (_claim_cart) and add to the product's line (creating it) unless the total
+    would pass `limit`: the new quantity, or None when refused. The claim and the increment,
+    every add's two statements, run on one cursor."""
+    with connection.cursor() as cursor:
+        _claim(cursor, cart)
+        in_cart = _increment_line(cursor, cart, product, quantity, limit)
     if in_cart is not None:
         return in_cart
     if quantity > limit or CartLine.objects.filter(cart=cart, product=product).exists():
@@ -363,15 +368,15 @@ def _add_to_line(cart, product, quantity, limit):
         return quantity
     except IntegrityError:
         # A concurrent request inserted the line first: add on top of it instead.
-        return _increment_line(cart, product, quantity, limit)
+        with connection.cursor() as cursor:
+            return _increment_line(cursor, cart, product, quantity, limit)
 
 
-def _increment_line(cart, product, quantity, limit):
+def _increment_line(cursor, cart, product, quantity, limit):
     """The line's new quantity, or None when there is no line or it would pass `limit`."""
-    with connection.cursor() as cursor:
-        cursor.execute(INCREMENT_LINE, {"quantity": quantity, "cart": cart.pk, "product": product.pk,
-                                        "most": limit - quantity})
-        row = cursor.fetchone()
+    cursor.execute(INCREMENT_LINE, {"quantity": quantity, "cart": cart.pk, "product": product.pk,
+                                    "most": limit - quantity})
+    row = cursor.fetchone()
     return row[0] if row else None
 
 

@@ -4,6 +4,7 @@ Each session also gets an inspector secret, another 32 random bytes kept as thei
 the token: its inspect_url (INSPECTOR_PATH + secret) shows the session to a human (inspector/)
 and grants nothing else.
 """
+import functools
 import hashlib
 import hmac
 import math
@@ -12,6 +13,7 @@ import zoneinfo
 from datetime import UTC, timedelta
 
 from django.conf import settings
+from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, connection, models, transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -162,7 +164,10 @@ def session_by_token_hash(token_hash):
         row = cursor.fetchone()
     if row is None:
         return None
-    values = [value if value is None or load is None else load(value) for load, value in zip(SESSION_LOADERS, row)]
+    values = list(row)
+    for index, load in SESSION_LOADERS:
+        if values[index] is not None:
+            values[index] = load(values[index])
     return AgentSession.from_db(DEFAULT_DB_ALIAS, SESSION_ATTNAMES, values)  # `connection` is the default one
 
 
@@ -181,13 +186,31 @@ def loader(field):
 def aware(value):
     """A datetime as the ORM loads it: with USE_TZ, a database without time zones (SQLite) gives
     it back naive, in the database's TIME_ZONE setting (UTC without one), as Django documents."""
-    if settings.USE_TZ and value.tzinfo is None:
-        zone = settings.DATABASES[DEFAULT_DB_ALIAS].get("TIME_ZONE")
-        return value.replace(tzinfo=zoneinfo.ZoneInfo(zone) if zone else UTC)  # timezone.make_aware's, unchecked
+    zone = naive_datetimes_zone()
+    if zone is not None and value.tzinfo is None:
+        return value.replace(tzinfo=zone)  # timezone.make_aware's, unchecked
     return value
 
 
-SESSION_LOADERS = tuple(loader(field) for field in SESSION_FIELDS)  # chosen once: every authenticated call loads one
+@functools.cache
+def naive_datetimes_zone():
+    """The zone of the naive datetimes the database gives, or None without USE_TZ (they stay naive).
+    Kept: every authenticated call loads several; forgotten when a test changes the settings."""
+    if not settings.USE_TZ:
+        return None
+    zone = settings.DATABASES[DEFAULT_DB_ALIAS].get("TIME_ZONE")
+    return zoneinfo.ZoneInfo(zone) if zone else UTC
+
+
+def _forget_naive_datetimes_zone(*, setting, **kwargs):
+    if setting in {"USE_TZ", "DATABASES"}:
+        naive_datetimes_zone.cache_clear()
+
+
+setting_changed.connect(_forget_naive_datetimes_zone)
+
+# (column index, loader) of the columns that have one: chosen once, every authenticated call loads a session.
+SESSION_LOADERS = tuple((index, load) for index, load in enumerate(map(loader, SESSION_FIELDS)) if load is not None)
 
 
 def _unauthorized(code, message):
