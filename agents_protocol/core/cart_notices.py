@@ -24,10 +24,10 @@ def snapshot(cart):
     currency = cart.get("currency")
     lines = {}
     for line in cart["items"]:
-        if isinstance(line, dict) and line_id(line) is not None:
+        item = line_id(line) if isinstance(line, dict) else None
+        if item is not None:
             price = amount_written(line, "unit_price", currency)
-            lines[line_id(line)] = [str(line.get("name") or line_id(line)),
-                                    None if price is None else str(price), line.get("quantity")]
+            lines[item] = [str(line.get("name") or item), None if price is None else str(price), line.get("quantity")]
     return {"lines": lines, "subtotal": str(amount_written(cart, "subtotal")), "currency": currency}
 
 
@@ -59,7 +59,8 @@ def changes(shown, now, *, changed_item=None):
                 notices.append(f"{name} ({item}) is no longer in the cart: the shop removed it.")
             continue
         _, price_now, quantity_now = line
-        if price_then is not None and price_now is not None and Decimal(price_then) != Decimal(price_now):
+        if (price_then != price_now and price_then is not None and price_now is not None
+                and Decimal(price_then) != Decimal(price_now)):  # the same text is the same price
             notices.append(f"The price of {name} ({item}) changed from {price_then} to {price_now} {currency} "
                            "since you last saw the cart.")
         if item != changed_item and quantity_now != quantity_then:

@@ -43,10 +43,11 @@ class AgentSessionAuthentication(BaseAuthentication):
     """
 
     def authenticate(self, request):
+        meta = request.META  # read once: each read through DRF's Request is a failed lookup first
         own_header = token_header_of(request)
-        token = request.META.get(own_header, "").strip() if own_header else token_from_headers(request)
+        token = meta.get(own_header, "").strip() if own_header else token_from_headers(meta)
         if not token:
-            if own_header is None and request.META.get("HTTP_AUTHORIZATION", "").strip():
+            if own_header is None and meta.get("HTTP_AUTHORIZATION", "").strip():
                 # there, but not `Bearer <token>`
                 setattr(request, REFUSAL_ATTRIBUTE, malformed_authorization(current_config().session.create_endpoint))
             return None

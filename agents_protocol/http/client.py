@@ -8,9 +8,9 @@ from agents_protocol.core.networks import client_address  # noqa: F401 (imported
 TOKEN_HEADERS = ("HTTP_X_SESSION_TOKEN", "HTTP_X_AGENT_SESSION")
 
 
-def token_from_headers(request):
-    """`Authorization: Bearer <t>` (preferred), else `X-Session-Token`, else `X-Agent-Session`."""
-    meta = request.META
+def token_from_headers(meta):
+    """`Authorization: Bearer <t>` (preferred), else `X-Session-Token`, else `X-Agent-Session`, of a
+    request's META."""
     scheme, _, credentials = meta.get("HTTP_AUTHORIZATION", "").partition(" ")
     if scheme.lower() == "bearer" and credentials.strip():
         return credentials.strip()

@@ -45,8 +45,8 @@ class AgentApiView(AgentView):
             return self.end_session(request)
         if self.capability is None and name == routing.AUDIT:
             return PipelineResponse(success(artifact_for(self.match.path_params.get("session_id", ""),
-                                                         token_from_headers(request))))
-        body, query = raw_params(request, self.capability.method)
+                                                         token_from_headers(self.django_request.META))))
+        body, query = raw_params(request, self.django_request, self.capability.method)
         outcome = self.call_capability(body, query, self.match.path_params)
         return outcome if isinstance(outcome, Response) else PipelineResponse(success(outcome))
 
@@ -70,7 +70,7 @@ class AgentApiView(AgentView):
         return ALL_METHODS + ["OPTIONS"]
 
     def create_session(self, request):
-        body, _ = raw_params(request, "POST")
+        body, _ = raw_params(request, self.django_request, "POST")
         session, raw_token = self.open_session(body)
         config, origin = self.config, self.origin
         return PipelineResponse(success({
@@ -95,9 +95,10 @@ class AgentApiView(AgentView):
         }))
 
 
-def raw_params(request, method):
-    """(values from the JSON body, values from the query string), as dicts of name → value."""
-    query = query_values(request)
+def raw_params(request, http, method):
+    """(values from the JSON body, values from the query string), as dicts of name → value: the body
+    parsed by DRF's `request`, the query string read from Django's `http`."""
+    query = query_values(http)
     if method == "GET":
         return {}, query
     body = request.data
@@ -106,11 +107,13 @@ def raw_params(request, method):
     return body, query if method == "DELETE" else {}
 
 
-def query_values(request):
-    """The query string as a dict of name → its values (most calls send none: no QueryDict is made then)."""
-    if not request.META.get("QUERY_STRING"):
+def query_values(http):
+    """The query string of Django's request as a dict of name → its values (most calls send none: no
+    QueryDict is made then)."""
+    if not http.META.get("QUERY_STRING"):
         return {}
-    return {key: request.query_params.getlist(key) for key in request.query_params}
+    query = http.GET
+    return {key: query.getlist(key) for key in query}
 
 
 class UnknownEndpoint(AgentView):

@@ -84,21 +84,21 @@ class McpView(AgentView):
     token_header = SESSION_META  # the session's token is the Mcp-Session-Id; Authorization is not this transport's
 
     def resolve(self, request, *args, **kwargs):
-        mcp = self.config.mcp
-        if not (mcp.enabled and request.path == mcp.endpoint):
+        mcp, http = self.config.mcp, self.django_request  # Django's request: its attributes read without DRF's proxy
+        if not (mcp.enabled and http.path == mcp.endpoint):
             raise McpError(types.INVALID_REQUEST, "No MCP server is served at this path; see /llms.txt.",
                            "not_found", 404, 404)
-        check_origin(request, self.config, self.origin)
+        check_origin(http, self.config, self.origin)
         self.requires_session = True
-        if request.method == "DELETE":
-            self.protocol_version = requested_version(request)
+        if http.method == "DELETE":
+            self.protocol_version = requested_version(http)
             self.counts_per_session = False
             return
-        check_accept(request)
+        check_accept(http)
         message = read_message(request.data)
         if isinstance(message, types.JSONRPCRequest):
             self.rpc_id, self.rpc_method = message.id, message.method
-        self.protocol_version = requested_version(request)  # once the id is known, for its error to answer
+        self.protocol_version = requested_version(http)  # once the id is known, for its error to answer
         if self.rpc_method == "initialize":
             self.requires_session, self.counts_per_session = False, False
             self.initialize_params = initialize_params(message)
