@@ -113,26 +113,7 @@ class AgentView(APIView):
         if request.method == "OPTIONS":  # the CORS preflight: nothing to authenticate or count
             return preflight_response(self.preflight_methods(request))
         self.steps = self.get_steps()
-        return self.drf_dispatch(request, *args, **kwargs)
-
-    def drf_dispatch(self, http, *args, **kwargs):
-        """DRF's dispatch(), reading the method on Django's request `http` instead of twice through
-        DRF's Request."""
-        self.args, self.kwargs = args, kwargs
-        request = self.request = self.initialize_request(http, *args, **kwargs)
-        self.headers = self.default_response_headers
-        try:
-            self.initial(request, *args, **kwargs)
-            method = http.method.lower()
-            if method in self.http_method_names:
-                handler = getattr(self, method, self.http_method_not_allowed)
-            else:
-                handler = self.http_method_not_allowed
-            response = handler(request, *args, **kwargs)
-        except Exception as exc:
-            response = self.handle_exception(exc)
-        self.response = self.finalize_response(request, response, *args, **kwargs)
-        return self.response
+        return super().dispatch(request, *args, **kwargs)
 
     def preflight_methods(self, request):
         return self.allowed_methods
