@@ -245,6 +245,8 @@ def test_the_session_of_a_token_loads_as_the_orm_loads_it():
 def test_a_database_time_zone_is_the_zone_its_datetimes_load_in(settings):
     made = make_agent_session()
     assert session_by_token_hash(hash_token(made.raw_token)).expires_at.utcoffset() == timedelta(0)  # UTC, kept
-    settings.DATABASES = {**settings.DATABASES, "default": {**settings.DATABASES["default"], "TIME_ZONE": "Asia/Tokyo"}}
+    zoned = {**settings.DATABASES, "default": {**settings.DATABASES["default"], "TIME_ZONE": "Asia/Tokyo"}}
+    with pytest.warns(UserWarning, match="Overriding setting DATABASES"):  # Django's, for any DATABASES change
+        settings.DATABASES = zoned
     loaded = session_by_token_hash(hash_token(made.raw_token))
     assert loaded.expires_at.utcoffset() == timedelta(hours=9)
