@@ -400,6 +400,9 @@ MALFORMED_MESSAGES = {
     "discover": (b'{"jsonrpc": "2.0", "id": 1, "method": "server/discover"}', 200, -32601, "method_not_found"),
     "arguments-not-an-object": (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
                                 b'"params": {"name": "search", "arguments": [1]}}', 200, -32602, "invalid_params"),
+    "name-not-a-text": (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 7}}',
+                        200, -32602, "invalid_params"),
+    "call-without-params": (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}', 200, -32602, "invalid_params"),
     "initialize-without-client-info": (b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", '
                                        b'"params": {"protocolVersion": "2025-11-25", "capabilities": {}}}',
                                        200, -32602, "invalid_params"),

@@ -101,12 +101,19 @@ def decode(body):
         raise
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise MalformedJSON("The request body is not valid JSON.") from None
-    if nesting_depth(value) > MAX_NESTING:
+    if may_nest_deeper_than_allowed(body) and nesting_depth(value) > MAX_NESTING:
         raise MalformedJSON(f"The request body nests deeper than {MAX_NESTING} levels.")
     if escapes_a_surrogate(body) and holds_lone_surrogate(value):
         raise MalformedJSON("The request body is not valid JSON for this API: a string holds half of a "
                             "surrogate pair (\\ud800 to \\udfff without its other half), which is no character.")
     return value
+
+
+def may_nest_deeper_than_allowed(body):
+    """False when the text has too few brackets to nest past MAX_NESTING (every object and array
+    opens with one): then the decoded value is not walked, as for nearly every body."""
+    opening = ("{", "[") if isinstance(body, str) else (b"{", b"[")
+    return body.count(opening[0]) + body.count(opening[1]) > MAX_NESTING
 
 
 def nesting_depth(value):

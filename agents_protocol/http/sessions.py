@@ -14,7 +14,7 @@ from datetime import UTC, timedelta
 
 from django.conf import settings
 from django.core.signals import setting_changed
-from django.db import DEFAULT_DB_ALIAS, connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -159,7 +159,8 @@ def authenticate(raw_token, create_endpoint):
 
 def session_by_token_hash(token_hash):
     """The session whose token hashes to `token_hash`, or None."""
-    with connection.cursor() as cursor:
+    # connections[…]: the `connection` proxy adds a lookup of its own to every attribute read.
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(SESSION_BY_TOKEN_HASH, {"hash": token_hash})
         row = cursor.fetchone()
     if row is None:
@@ -168,7 +169,7 @@ def session_by_token_hash(token_hash):
     for index, load in SESSION_LOADERS:
         if values[index] is not None:
             values[index] = load(values[index])
-    return AgentSession.from_db(DEFAULT_DB_ALIAS, SESSION_ATTNAMES, values)  # `connection` is the default one
+    return AgentSession.from_db(DEFAULT_DB_ALIAS, SESSION_ATTNAMES, values)
 
 
 def loader(field):

@@ -110,13 +110,14 @@ class McpView(AgentView):
             check_notification(message, self.protocol_version)
         if not isinstance(message, types.JSONRPCRequest):
             return  # a notification or a response: 202
-        call = parse_request(message, self.protocol_version)
-        if isinstance(call, types.CallToolRequest):
-            self.capability = find_capability(self.config, call.params.name)
+        check_request(message, self.protocol_version)
+        if self.rpc_method == "tools/call":
+            name = message.params["name"]
+            self.capability = find_capability(self.config, name)
             if self.capability is None:
-                raise McpError(types.INVALID_PARAMS, f"Unknown tool {call.params.name!r}; see tools/list.",
+                raise McpError(types.INVALID_PARAMS, f"Unknown tool {name!r}; see tools/list.",
                                "unknown_tool", fields={"name": "Must be the name of a tool from tools/list."})
-            self.arguments = call.params.arguments or {}
+            self.arguments = message.params.get("arguments") or {}
 
     def post(self, request, *args, **kwargs):
         if self.rpc_method is None:
@@ -167,10 +168,13 @@ class McpView(AgentView):
 
     def result_message(self, data):
         """The JSON-RPC result message for `data`, validated against and shaped by the negotiated
-        revision's schema."""
-        wire = methods.serialize_server_result(self.rpc_method, self.protocol_version, data)
+        revision's schema. Its structuredContent, which the schema takes as any object, is checked
+        as an empty one and written as it is (the codec writes money exactly), not walked twice."""
+        structured = data.get("structuredContent")
+        shaped = data if structured is None else {**data, "structuredContent": {}}
+        wire = methods.serialize_server_result(self.rpc_method, self.protocol_version, shaped)
         if "structuredContent" in wire:
-            wire["structuredContent"] = data["structuredContent"]  # the codec writes money exactly
+            wire["structuredContent"] = structured
         return {"jsonrpc": "2.0", "id": self.rpc_id, "result": wire}
 
     def wire_refusal(self, response, exc):
@@ -283,12 +287,14 @@ def initialize_params(message):
         raise invalid_params(error) from None
 
 
-def parse_request(message, version):
+def check_request(message, version):
+    """A request this server serves, well formed by the negotiated revision's schema: its params
+    are then read as they are (a tools/call's name, a text, and arguments, an object or none)."""
     if message.method not in SERVED_METHODS:
         raise McpError(types.METHOD_NOT_FOUND, f"Method {message.method!r} is not served here; this server has tools "
                        f"({', '.join(SERVED_METHODS)}).", "method_not_found", 404)
     try:
-        return methods.parse_client_request(message.method, version, message.params)
+        methods.validate_client_request(message.method, version, message.params)
     except ValidationError as error:
         raise invalid_params(error) from None
 
