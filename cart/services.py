@@ -28,7 +28,14 @@ from catalog.selectors import get_active_product
 from .models import Cart, CartLine, Order, OrderLine
 from .money import to_money
 from .payments import get_payment_backend
-from .selectors import FROZEN_STATUS, OPEN_STATUS, available_quantity, find_open_cart, hash_handoff_token
+from .selectors import (
+    FROZEN_STATUS,
+    OPEN_CART_FIELDS,
+    OPEN_STATUS,
+    available_quantity,
+    find_open_cart,
+    hash_handoff_token,
+)
 
 ORDER_NUMBER_PREFIX = "AC-"
 
@@ -103,17 +110,14 @@ def add_item(agent_session, item_id, quantity, *, in_same_transaction=None):
     `in_same_transaction`, if given, is called inside the write transaction once the line has
     changed: what must commit with the change or not at all (the agent API's audit event).
 
-    The product and the open cart are read before the write transaction (SQLite has one writer
-    for the whole database): claiming the cart inside it still fails if a checkout froze it
-    since, as it would have a moment later.
+    The product is read before the write transaction (SQLite has one writer for the whole
+    database); the session's open cart is found by the statement that claims it, inside.
     """
     _require_quantity(quantity, minimum=1)
     product = _get_product(item_id, active_only=True)
     _require_sold_on_its_own(product)
-    cart = get_open_cart(agent_session)
-    _require_cart_currency(cart, product)
     with transaction.atomic():
-        in_cart = _claim_and_add_to_line(cart, product, quantity, _quantity_limit(product))
+        cart, in_cart = _claim_and_add_to_line(agent_session, product, quantity, _quantity_limit(product))
         if in_cart is None:
             raise _limit_error(product, in_cart=_quantity_in_cart(cart, product))
         _call(in_same_transaction)
@@ -325,8 +329,7 @@ def _claim_cart(cart, *, new_status=Cart.Status.OPEN):
 
 
 def _claim(cursor, cart, new_status=Cart.Status.OPEN):
-    updated = Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
-    cursor.execute(CLAIM_OPEN_CART[new_status], {"updated": updated, "cart": cart.pk})
+    cursor.execute(CLAIM_OPEN_CART[new_status], {"updated": _now_as_saved(), "cart": cart.pk})
     if not cursor.rowcount:
         raise CartError(
             "cart_not_open",
@@ -345,31 +348,49 @@ CLAIM_OPEN_CART = {
     Cart.Status.FROZEN: f"UPDATE cart_cart SET status = {FROZEN_STATUS}, updated = %(updated)s"
                         f" WHERE id = %(cart)s AND status = {OPEN_STATUS}",
 }
+# cart.add claims the session's open cart without reading it first (an edit's claim, as above).
+CLAIM_SESSION_CART = (
+    f"UPDATE cart_cart SET updated = %(updated)s WHERE agent_session_id = %(session)s AND status = {OPEN_STATUS}"
+    f" RETURNING {', '.join(OPEN_CART_FIELDS)}"
+)
 INCREMENT_LINE = (
     "UPDATE cart_cartline SET quantity = quantity + %(quantity)s"
     " WHERE cart_id = %(cart)s AND product_id = %(product)s AND quantity <= %(most)s RETURNING quantity"
 )
 
 
-def _claim_and_add_to_line(cart, product, quantity, limit):
-    """Claim `cart` (_claim_cart) and add to the product's line (creating it) unless the total
-    would pass `limit`: the new quantity, or None when refused. The claim and the increment,
-    every add's two statements, run on one cursor."""
+def _claim_and_add_to_line(agent_session, product, quantity, limit):
+    """Claim the session's open cart (creating it) and add to the product's line (creating it)
+    unless the total would pass `limit`: (the cart, the new quantity or None when refused). The
+    claim and the increment, every add's two statements, run on one cursor."""
     with connection.cursor() as cursor:
-        _claim(cursor, cart)
+        cart = _claim_session_cart(cursor, agent_session) or _claim(cursor, get_open_cart(agent_session))
+        _require_cart_currency(cart, product)
         in_cart = _increment_line(cursor, cart, product, quantity, limit)
     if in_cart is not None:
-        return in_cart
+        return cart, in_cart
     if quantity > limit or CartLine.objects.filter(cart=cart, product=product).exists():
-        return None
+        return cart, None
     try:
         with transaction.atomic():
             CartLine.objects.create(cart=cart, product=product, quantity=quantity, unit_price_added=product.price)
-        return quantity
+        return cart, quantity
     except IntegrityError:
         # A concurrent request inserted the line first: add on top of it instead.
         with connection.cursor() as cursor:
-            return _increment_line(cursor, cart, product, quantity, limit)
+            return cart, _increment_line(cursor, cart, product, quantity, limit)
+
+
+def _claim_session_cart(cursor, agent_session):
+    """The session's open cart, claimed as _claim claims it, in one statement; None if it has none."""
+    cursor.execute(CLAIM_SESSION_CART, {"updated": _now_as_saved(), "session": agent_session.pk})
+    row = cursor.fetchone()
+    return Cart.from_db(connection.alias, OPEN_CART_FIELDS, row) if row else None
+
+
+def _now_as_saved():
+    """Now, as the ORM saves a cart's `updated`."""
+    return Cart._meta.get_field("updated").get_db_prep_save(timezone.now(), connection)
 
 
 def _increment_line(cursor, cart, product, quantity, limit):

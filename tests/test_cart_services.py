@@ -112,21 +112,25 @@ def test_add_item_currency_mismatch(agent_session, settings):
     assert not CartLine.objects.exists()
 
 
-def test_add_item_to_a_cart_frozen_by_a_concurrent_checkout_is_cart_not_open(
-    agent_session, product, monkeypatch
-):
-    real_get_open_cart = services.get_open_cart
+def test_add_item_after_a_checkout_froze_the_cart_starts_a_new_one(agent_session, product):
+    """The open cart is found by the statement that claims it: a checkout that froze the cart
+    a moment before leaves the add a new cart, never the frozen one."""
+    services.add_item(agent_session, "speckled-mug", 1)
+    frozen = Cart.objects.get(agent_session=agent_session)
+    Cart.objects.filter(pk=frozen.pk).update(status=Cart.Status.FROZEN)
+    assert services.add_item(agent_session, "speckled-mug", 2) == 2
+    cart = Cart.objects.get(agent_session=agent_session, status=Cart.Status.OPEN)
+    assert cart.pk != frozen.pk
+    assert list(cart.lines.values_list("quantity", flat=True)) == [2]
+    assert list(frozen.lines.values_list("quantity", flat=True)) == [1]
 
-    def checkout_lands_in_between(session):
-        cart = real_get_open_cart(session)
-        Cart.objects.filter(pk=cart.pk).update(status=Cart.Status.FROZEN)
-        return cart
 
-    monkeypatch.setattr(services, "get_open_cart", checkout_lands_in_between)
-    with pytest.raises(CartError) as excinfo:
-        services.add_item(agent_session, "speckled-mug", 1)
-    assert_cart_error(excinfo, "cart_not_open", 409)
-    assert not CartLine.objects.exists()
+def test_add_item_claims_the_open_cart_it_finds(agent_session, product):
+    services.add_item(agent_session, "speckled-mug", 1)
+    cart = Cart.objects.get(agent_session=agent_session)
+    Cart.objects.filter(pk=cart.pk).update(updated=cart.updated - timedelta(hours=1))
+    services.add_item(agent_session, "speckled-mug", 1)
+    assert Cart.objects.get(pk=cart.pk).updated > cart.updated - timedelta(minutes=1)
 
 
 def test_update_item_sets_the_quantity(agent_session, product):

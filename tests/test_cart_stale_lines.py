@@ -10,7 +10,9 @@ from decimal import Decimal
 import pytest
 from django.conf import settings as django_settings
 
+from agents_protocol.core import cart_notices
 from agents_protocol.core.errors import CapabilityError
+from agents_protocol.core.money import NotMoney, amount_written
 from agents_protocol.core.provider import Handoff, ItemPage, ShopProvider
 from catalog.models import Product
 from tests.api_client import API, SESSION_PATH
@@ -202,3 +204,20 @@ def test_the_demo_names_a_price_changed_since_the_cart_was_seen(client):
 
     assert agent.view()["notices"][0] == (
         f"The price of Mug ({mug.public_id}) changed from 10.00 to 12.00 USD since you last saw the cart.")
+
+
+# The snapshot's prices (core/cart_notices.py price_text): written as the answer writes them.
+
+@pytest.mark.parametrize("currency", ["USD", "JPY", "BHD", "XAU", None])
+@pytest.mark.parametrize("amount", [Decimal("10.00"), Decimal("10"), Decimal("9.999"), Decimal("-0.00"),
+                                    Decimal("1E+2"), Decimal("12345678901234567890.000"), Decimal("NaN"), 9.995, 7,
+                                    True, "10", None])
+def test_a_snapshot_price_is_the_text_of_the_amount_as_written(amount, currency):
+    line = {"unit_price": amount, "currency": currency}
+    try:
+        written = amount_written(line, "unit_price", "USD")
+    except NotMoney:
+        with pytest.raises(NotMoney):
+            cart_notices.price_text(line, "unit_price", "USD")
+        return
+    assert cart_notices.price_text(line, "unit_price", "USD") == (None if written is None else str(written))

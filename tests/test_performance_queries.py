@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from agents_protocol.core.models import AgentSession
 
-from cart import selectors
+from cart import selectors, services
 from tests.factories import make_agent_session, make_category, make_product
 
 pytestmark = pytest.mark.django_db
@@ -105,11 +105,11 @@ def test_cart_add_does_not_grow_with_the_cart(client, django_assert_num_queries,
     products = catalog(11)
     fill_cart(client, shopper, products[:lines])
     # revision + session
-    # + add_item: savepoint, the catalog's version and the product (read cache), open cart, claim the cart,
+    # + add_item: savepoint, the catalog's version and the product (read cache), claim the open cart,
     #   add to the line, line exists?, insert the line (in its own savepoint: 3), release
     # + audit, the cart view of the answer and the cart the agent was shown, kept for the next
     #   answer's notices (core/cart_notices.py): all inside add_item's transaction
-    with django_assert_num_queries(2 + 11 + 1 + AUDIT + 1):
+    with django_assert_num_queries(2 + 10 + 1 + AUDIT + 1):
         response = client.post(f"{API}/cart/add", {"item_id": products[10].public_id, "quantity": 1},
                                content_type="application/json", **bearer(shopper))
     assert response.json()["data"]["cart_size"] == lines + 1
@@ -146,3 +146,10 @@ def test_the_open_cart_reads_use_the_partial_unique_index_whatever_is_bound(name
         cursor.execute(f"EXPLAIN QUERY PLAN {sql}", {"session": None})
         plan = " | ".join(row[-1] for row in cursor.fetchall())
     assert "SEARCH c USING INDEX cart_one_open_per_session (agent_session_id=?)" in plan, plan
+
+
+def test_cart_add_claims_the_open_cart_by_the_partial_unique_index():
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {services.CLAIM_SESSION_CART}", {"session": None, "updated": None})
+        plan = " | ".join(row[-1] for row in cursor.fetchall())
+    assert "USING INDEX cart_one_open_per_session (agent_session_id=?)" in plan, plan

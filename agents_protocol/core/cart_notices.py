@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.db import connection
 
-from agents_protocol.core.money import amount_written
+from agents_protocol.core.money import amount_written, minor_units
 
 # A fixed statement on Django's cursor, as the audit chain's (audit/chain.py): every cart change runs
 # it in its write transaction, and compiling the ORM's update() costs several times the write.
@@ -24,11 +24,28 @@ def snapshot(cart):
     currency = cart.get("currency")
     lines = {}
     for line in cart["items"]:
-        item = line_id(line) if isinstance(line, dict) else None
+        item = line.get("item_id") if isinstance(line, dict) else None
         if item is not None:
-            price = amount_written(line, "unit_price", currency)
-            lines[item] = [str(line.get("name") or item), None if price is None else str(price), line.get("quantity")]
-    return {"lines": lines, "subtotal": str(amount_written(cart, "subtotal")), "currency": currency}
+            lines[str(item)] = [str(line.get("name") or item), price_text(line, "unit_price", currency),
+                                line.get("quantity")]
+    return {"lines": lines, "subtotal": str(price_text(cart, "subtotal")), "currency": currency}
+
+
+def price_text(data, key, currency=None):
+    """str(amount_written(data, key, currency)), None for None. A Decimal that already has its
+    currency's decimals (a DecimalField's value, as most shops give) is written as it is: the
+    snapshot of each cart answer skips the rounding of every line."""
+    value = data.get(key)
+    if type(value) is Decimal and value.is_finite():
+        named = data.get("currency")
+        currency = named if isinstance(named, str) else currency
+        text = str(value)
+        point = text.find(".")
+        decimals = len(text) - point - 1 if point >= 0 else 0
+        if currency is not None and "E" not in text and decimals == minor_units(currency):
+            return text
+    written = amount_written(data, key, currency)
+    return None if written is None else str(written)
 
 
 def remember(session, shown):
@@ -38,11 +55,6 @@ def remember(session, shown):
         with connection.cursor() as cursor:  # the value prepared as the ORM saves it
             cursor.execute(STORE_SHOWN_CART, {"shown": column.get_db_prep_save(shown, connection), "id": session.pk})
         session.shown_cart = shown
-
-
-def line_id(line):
-    found = line.get("item_id")
-    return None if found is None else str(found)
 
 
 def changes(shown, now, *, changed_item=None):
